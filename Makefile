@@ -1,0 +1,43 @@
+# uno_rl: set up and run. Every target that needs Python builds .venv first.
+#
+#   make train   main job (python -m uno_rl.train)
+#   make test    the test suite (CI's .ci/run calls exactly this)
+#   make bench   throughput benchmark (python -m uno_rl.bench)
+#   make lint    ruff
+#   make clean   remove the venv and caches
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# torch is installed first, pinned: an unpinned torch would let pip resolve a multi-GB CUDA
+# build. On this machine a CPU wheel of this version lies on disk and pip's config finds it.
+TORCH_VERSION ?= 2.13.0
+STAMP  := $(VENV)/install.stamp
+
+.PHONY: .venv train test bench lint clean
+
+.venv: $(STAMP)
+
+# Re-runs whenever pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install torch==$(TORCH_VERSION)
+	$(BIN)/pip install -e '.[dev]'
+	touch $@
+
+train: $(STAMP)
+	$(BIN)/python -m uno_rl.train
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m uno_rl.bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,58 @@
+import json
+
+import pytest
+
+pytest.importorskip("uno_rl.core.engine", reason="the game core has not landed yet")
+
+from uno_rl import bench  # noqa: E402
+
+KEYS = {"name", "players", "batch", "decisions_per_s", "rounds_per_s", "step_latency_us"}
+TINY = ["--quick", "--repeats", "1", "--seconds", "0.05", "--seed", "3"]
+
+
+def run_json(capsys, *args: str) -> list[dict]:
+    bench.main([*TINY, "--json", *args])
+    out = capsys.readouterr().out
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_core_rows_json(capsys):
+    rows = run_json(
+        capsys, "--rows", "core", "core-obs", "--players", "2", "4", "--batch", "1", "16"
+    )
+    got = {(r["name"], r["players"], r["batch"]) for r in rows}
+    want = {(k, p, n) for k in ("core", "core-obs") for p in (2, 4) for n in (1, 16)}
+    assert got == want and len(rows) == len(want)
+    for r in rows:
+        assert KEYS <= r.keys()
+        for key in ("decisions_per_s", "step_latency_us", "bytes_per_game"):
+            assert r[key] > 0, (key, r)
+        assert r["rounds_per_s"] >= 0
+        assert r["vs_rlcard"] is None  # no RLCard row requested
+
+
+def test_table_output(capsys):
+    table = bench.main([*TINY, "--rows", "core", "--players", "2", "--batch", "4"])
+    out = capsys.readouterr().out
+    assert "decisions_per_s" in out and "bytes_per_game" in out
+    assert list(table.name) == ["core"] and (table.decisions_per_s > 0).all()
+
+
+def test_rlcard_rows_and_ratio(capsys):
+    pytest.importorskip("rlcard")
+    rows = run_json(capsys, "--rows", "core", "rlcard-step", "--players", "2", "4", "--batch", "1")
+    rl = [r for r in rows if r["name"] == "rlcard-step"]
+    assert rl and all(KEYS <= r.keys() and r["decisions_per_s"] > 0 for r in rl)
+    # RLCard's UNO ignores the player count: a 4-player request runs (and is labelled) 2 players,
+    # and is not measured twice.
+    assert [r["players"] for r in rl] == [2]
+    core2 = next(r for r in rows if r["name"] == "core" and r["players"] == 2)
+    assert core2["vs_rlcard"] == pytest.approx(core2["decisions_per_s"] / rl[0]["decisions_per_s"])
+    core4 = next(r for r in rows if r["name"] == "core" and r["players"] == 4)
+    assert core4["vs_rlcard"] is None
+
+
+def test_rlcard_note_when_players_ignored(capsys):
+    pytest.importorskip("rlcard")
+    rows = run_json(capsys, "--rows", "rlcard-step", "--players", "4")
+    assert len(rows) == 1 and rows[0]["players"] == 2 and "ignores" in rows[0]["note"]

@@ -1,0 +1,82 @@
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("uno_rl.core.engine", reason="the game core has not landed yet")
+
+from uno_rl import simulate  # noqa: E402
+
+
+def test_wilson_interval_known_values():
+    # Reference values from the closed form (Wilson 1927), z = 1.96.
+    lo, hi = simulate.wilson_interval(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = simulate.wilson_interval(0, 10)
+    assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.2775, abs=1e-4)
+    assert all(math.isnan(x) for x in simulate.wilson_interval(0, 0))
+
+
+def test_round_quotas_sum_and_spread():
+    q = simulate._round_quotas(10, 4)
+    assert q.tolist() == [3, 3, 2, 2]
+    assert simulate._round_quotas(3, 8).sum() == 3
+
+
+def test_simulate_counts_exactly_and_is_deterministic():
+    a = simulate.simulate(games=32, rounds=100, seed=7, progress=False)
+    b = simulate.simulate(games=32, rounds=100, seed=7, progress=False)
+    assert a.rounds == 100
+    # Every counted round is won by exactly one seat or truncated.
+    assert int(a.wins.sum()) + a.truncated == 100
+    assert a.decisions > 0
+    keys = (
+        "decisions",
+        "truncated",
+        "points",
+        "draw4_plays",
+        "bluffs",
+        "challenges",
+        "challenges_won",
+    )
+    for key in keys:
+        assert getattr(a, key) == getattr(b, key), key
+    np.testing.assert_array_equal(a.wins, b.wins)
+    assert a.bluffs <= a.draw4_plays and a.challenges_won <= a.challenges
+
+
+def test_cli_prints_tables(capsys):
+    simulate.main(["--games", "8", "--rounds", "16", "--seed", "1", "--no-progress"])
+    out = capsys.readouterr().out
+    assert "decisions per round" in out and "win_rate" in out
+
+
+def test_policy_mask_prefers_cards_and_falls_back():
+    from uno_rl.core.actions import DRAW, PASS
+
+    mask = np.zeros((3, 77), dtype=bool)
+    mask[0, [5, DRAW]] = True  # a card and draw: only the card
+    mask[1, [DRAW]] = True  # only draw: draw
+    mask[2, [7, PASS]] = True  # drawn card or keep it: play it
+    picked = simulate.policy_mask(mask, "random-playable")
+    assert np.flatnonzero(picked[0]).tolist() == [5]
+    assert np.flatnonzero(picked[1]).tolist() == [DRAW]
+    assert np.flatnonzero(picked[2]).tolist() == [7]
+    assert (simulate.policy_mask(mask, "random") == mask).all()
+    with pytest.raises(ValueError, match="unknown policy"):
+        simulate.policy_mask(mask, "greedy")
+
+
+def test_random_playable_rounds_are_short_and_random_rounds_long():
+    playable = simulate.simulate(games=64, rounds=200, seed=3, progress=False)
+    uniform = simulate.simulate(games=64, rounds=200, seed=3, progress=False, policy="random")
+    # Random-playable ends 2-player official rounds in about 57 decisions; uniformly random
+    # legal play (drawing is always legal) takes hundreds.
+    assert 30 < playable.decisions / playable.rounds < 100
+    assert uniform.decisions / uniform.rounds > 200
+
+
+def test_match_mode_plays_whole_matches():
+    result = simulate.simulate(preset="kids", games=16, rounds=64, seed=2, progress=False)
+    assert result.rounds == 64
+    assert int(result.wins.sum()) + result.truncated == 64

@@ -1,0 +1,318 @@
+"""Throughput benchmark: uniformly random legal play under the official rules.
+
+    python -m uno_rl.bench                   # full run, a table
+    python -m uno_rl.bench --quick --json    # under a minute, one JSON object per row
+
+Rows (``name``):
+
+============  =================================================================================
+core          ``legal_mask`` -> sample a legal action -> ``step`` -> re-deal finished rounds,
+              for a batch of N games in lockstep
+core-obs      the same, plus the acting seat's observation (``observe.observe``) every step
+rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
+              uniformly random legal action, ``env.reset`` when the round is over; N = 1
+============  =================================================================================
+
+Columns: ``decisions_per_s`` (game-steps per second: every game of the batch takes one decision
+per step), ``rounds_per_s`` (finished rounds, truncated ones included), both the median over
+``--repeats`` timed repeats of ``--seconds`` each after one untimed warm-up repeat;
+``step_latency_us``, the median wall time of one step of the whole batch (at N = 1, the latency
+of one decision); ``bytes_per_game`` (``State.nbytes_per_game()``); ``vs_rlcard``, decisions/s
+as a multiple of RLCard's at the same player count; ``note``.
+
+About RLCard (checked against 1.2.0's source):
+
+* It runs unmodified on NumPy 2.x (its UNO code path uses no removed aliases such as
+  ``np.int``), so no shim is applied. Its ``seed`` must be a plain ``int``.
+* Its UNO env ignores ``game_num_players`` (only the Blackjack and Hold'em envs read their game
+  config) and always plays 2 players. The row is labelled with the player count RLCard
+  reports, with a note; a player count it already ran is not run twice.
+* Its rules are not the official ones: drawing is legal only when nothing is playable; a drawn
+  card is played automatically when it matches the color (or is a Wild, given a random color)
+  and kept otherwise; +4 is legal only without any other playable card (a Wild included) and
+  cannot be challenged; a first-card +2 does not cost the first player the turn; no scoring.
+  Its reshuffle also puts the top card back into the draw pile while it stays on top, so that
+  card can exist twice. Random play under RLCard's rules ends a round in about 46 decisions;
+  under the official rules, where drawing is always allowed, in 600 to 700 (many rounds hit
+  ``max_turns``). So rounds/s is not comparable between the two; decisions/s is.
+* Every ``env.step`` also encodes the next player's observation, so ``core-obs`` is the fair
+  counterpart of ``rlcard-step``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
+from uno_rl.core.rng import new_seeds
+
+ROW_KINDS = ("core", "core-obs", "rlcard-step")
+#: Games aged once per player count; every core row starts from copies of them.
+AGED_GAMES = 256
+COLUMNS = [
+    "name",
+    "players",
+    "batch",
+    "decisions_per_s",
+    "rounds_per_s",
+    "step_latency_us",
+    "bytes_per_game",
+    "vs_rlcard",
+    "note",
+]
+
+#: One step of a benchmark loop; returns (decisions taken, rounds finished).
+StepFn = Callable[[], tuple[int, int]]
+
+
+def log(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def measure(step: StepFn, seconds: float, repeats: int) -> dict[str, float]:
+    """Warm up for one repeat, then time ``repeats`` repeats of about ``seconds`` each."""
+
+    def run() -> tuple[float, float, list[float]]:
+        decisions = rounds = 0
+        laps: list[float] = []
+        start = now = time.perf_counter()
+        while now - start < seconds or not laps:
+            d, r = step()
+            decisions += d
+            rounds += r
+            t = time.perf_counter()
+            laps.append(t - now)
+            now = t
+        elapsed = now - start
+        return decisions / elapsed, rounds / elapsed, laps
+
+    run()  # warm-up: caches, allocations, and games spread over their rounds
+    runs = [run() for _ in range(repeats)]
+    return {
+        "decisions_per_s": statistics.median(r[0] for r in runs),
+        "rounds_per_s": statistics.median(r[1] for r in runs),
+        "step_latency_us": 1e6 * statistics.median(lap for r in runs for lap in r[2]),
+    }
+
+
+def core_stepper(state: State, rng: np.random.Generator, with_obs: bool = False) -> StepFn:
+    """One random legal decision in every game of ``state``; finished rounds are re-dealt."""
+
+    def step() -> tuple[int, int]:
+        if with_obs:
+            observe.observe(state, state.actor)
+        actions = sample_legal_actions(engine.legal_mask(state), rng)
+        done = engine.step(state, actions).round_over
+        finished = int(np.count_nonzero(done))
+        if finished:
+            engine.reset_games(state, done, new_seeds(rng, finished))
+        return state.num_games, finished
+
+    return step
+
+
+@functools.cache
+def aged_state(players: int, seed: int) -> State:
+    """``AGED_GAMES`` games played for ``2 * max_turns`` steps: spread over their rounds.
+
+    A fresh batch starts every game at its first decision, and random play under the official
+    rules takes hundreds of decisions per round, so after a short warm-up hardly any round of a
+    large batch would have ended yet and rounds/s would come out far too low. Rows start from
+    copies of these games instead (cached: one ageing per player count and seed).
+    """
+    rules = load_rules("official", players=players)
+    rng = np.random.default_rng([seed, players])
+    state = engine.reset(rules, new_seeds(rng, AGED_GAMES))
+    log(f"ageing {AGED_GAMES} games of {players} players for {2 * rules.max_turns} steps")
+    step = core_stepper(state, rng)
+    for _ in range(2 * rules.max_turns):
+        step()
+    return state
+
+
+def core_row(
+    players: int, batch: int, seconds: float, repeats: int, seed: int, with_obs: bool = False
+) -> dict:
+    """Batched random legal play in the core engine (``core`` or ``core-obs`` row)."""
+    state = aged_state(players, seed).take(np.arange(batch) % AGED_GAMES)
+    step = core_stepper(state, np.random.default_rng(seed), with_obs)
+    timing = measure(step, seconds, repeats)
+    return {
+        "name": "core-obs" if with_obs else "core",
+        "players": players,
+        "batch": batch,
+        **timing,
+        "bytes_per_game": float(state.nbytes_per_game()),
+        "note": "",
+    }
+
+
+def rlcard_row(players: int, seconds: float, repeats: int, seed: int, done: dict[int, dict]):
+    """RLCard's UNO ``env.step`` loop, or None if the player count it runs is in ``done``
+
+    (rows measured so far, by player count; the note then goes to that row).
+    """
+    import rlcard
+
+    env = rlcard.make("uno", config={"game_num_players": players, "seed": int(seed)})
+    real = int(env.num_players)
+    note = ""
+    if real != players:
+        note = f"asked for {players} players; RLCard ignores game_num_players and ran {real}"
+    if real in done:
+        log(f"rlcard-step players={players} skipped: {note or 'duplicate'} (already measured)")
+        if note:
+            done[real]["note"] = "; ".join(filter(None, [done[real]["note"], note]))
+        return None
+    pick = random.Random(seed)
+    state, _ = env.reset()
+
+    def step() -> tuple[int, int]:
+        nonlocal state
+        legal = list(state["legal_actions"])
+        state, _ = env.step(legal[pick.randrange(len(legal))])
+        if env.is_over():
+            state, _ = env.reset()
+            return 1, 1
+        return 1, 0
+
+    timing = measure(step, seconds, repeats)
+    return {
+        "name": "rlcard-step",
+        "players": real,
+        "batch": 1,
+        **timing,
+        "bytes_per_game": math.nan,
+        "note": note,
+    }
+
+
+def run_bench(
+    rows: Sequence[str],
+    players: Sequence[int],
+    batches: Sequence[int],
+    seconds: float,
+    repeats: int,
+    seed: int,
+) -> pd.DataFrame:
+    """Every requested row; returns the tidy table (one row per measurement)."""
+    records: list[dict] = []
+
+    def add(record: dict | None) -> None:
+        if record is None:
+            return
+        records.append(record)
+        log(
+            f"{record['name']} players={record['players']} batch={record['batch']}: "
+            f"{record['decisions_per_s']:,.0f} decisions/s, {record['rounds_per_s']:,.1f} rounds/s"
+        )
+
+    for p in players:
+        for kind in ("core", "core-obs"):
+            if kind in rows:
+                for n in batches:
+                    add(core_row(p, n, seconds, repeats, seed, with_obs=kind == "core-obs"))
+    if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
+        log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
+    elif "rlcard-step" in rows:
+        measured: dict[int, dict] = {}
+        for p in players:
+            record = rlcard_row(p, seconds, repeats, seed, measured)
+            if record is not None:
+                measured[record["players"]] = record
+            add(record)
+
+    table = pd.DataFrame(records, columns=COLUMNS)
+    # Our decisions/s over RLCard's at the same player count (NaN where RLCard has no such row).
+    rlcard_speed = table[table.name == "rlcard-step"].set_index("players")["decisions_per_s"]
+    table["vs_rlcard"] = table.decisions_per_s / table.players.map(rlcard_speed).astype(float)
+    table.loc[table.name == "rlcard-step", "vs_rlcard"] = math.nan
+    return table
+
+
+def _json_value(value):
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _fmt(spec: str) -> Callable[[float], str]:
+    """A column formatter that leaves missing values blank."""
+    return lambda value: "" if pd.isna(value) else spec.format(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m uno_rl.bench",
+        description="Random legal play under the official rules: decisions/s and rounds/s.",
+    )
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts")
+    parser.add_argument(
+        "--batch", type=int, nargs="+", default=[1, 1024, 8192], help="games in lockstep"
+    )
+    parser.add_argument(
+        "--rows", nargs="+", choices=ROW_KINDS, default=list(ROW_KINDS), help="row kinds to run"
+    )
+    parser.add_argument("--repeats", type=int, help="timed repeats per row (default 5, quick 3)")
+    parser.add_argument("--seconds", type=float, help="seconds per repeat (default 2, quick 0.3)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every row's RNG")
+    parser.add_argument("--quick", action="store_true", help="short repeats: under a minute")
+    parser.add_argument("--json", action="store_true", help="one JSON object per row")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
+    args = build_parser().parse_args(argv)
+    repeats = args.repeats or (3 if args.quick else 5)
+    seconds = args.seconds or (0.3 if args.quick else 2.0)
+    if repeats < 1 or seconds <= 0 or min(args.batch) < 1:
+        raise SystemExit("bench: --repeats, --seconds and --batch must be positive")
+    log(
+        f"rows={','.join(args.rows)} players={args.players} batch={args.batch} "
+        f"repeats={repeats} seconds={seconds} seed={args.seed}"
+    )
+    table = run_bench(args.rows, args.players, args.batch, seconds, repeats, args.seed)
+
+    if args.json:
+        for record in table.to_dict(orient="records"):
+            print(json.dumps({k: _json_value(v) for k, v in record.items()}))
+    else:
+        print(
+            f"numpy {np.__version__}, {os.cpu_count()} CPUs; median of {repeats} repeats "
+            f"of {seconds:g} s each; official rules, uniformly random legal actions"
+        )
+        print(
+            table.drop(columns="note").to_string(
+                index=False,
+                na_rep="",
+                formatters={
+                    "decisions_per_s": _fmt("{:,.0f}"),
+                    "rounds_per_s": _fmt("{:,.1f}"),
+                    "step_latency_us": _fmt("{:,.1f}"),
+                    "bytes_per_game": _fmt("{:,.0f}"),
+                    "vs_rlcard": _fmt("{:,.1f}x"),
+                },
+            )
+        )
+        for row in table[table.note != ""].itertuples():
+            print(f"note: {row.name} players={row.players}: {row.note}")
+    return table
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Named pieces of the flat float32 observation (one table for engine and reference).
+
+Seats are given relative to the observer: index 0 is the observer, 1 the next seat
+clockwise, and so on; slots beyond the number of players stay 0.
+
+===============  ====  ===================================================================
+piece            size  content
+===============  ====  ===================================================================
+hand             54    count of each card kind in the observer's hand
+top_card         54    one-hot kind of the discard pile's top card
+color            4     one-hot current color (all 0 before a first-card Wild gets its color)
+direction        1     +1 clockwise, -1 counter-clockwise
+phase            8     one-hot phase (see :mod:`uno_rl.core.phases`)
+actor            10    one-hot relative seat of the player to act (all 0 when over)
+pending_draw     1     cards the victim of a +2/+4 chain will draw
+hand_sizes       10    hand size of each seat, relative seat order
+players          9     one-hot number of players (2 .. 10)
+discard          54    count of each kind in the discard pile (cards seen since the last reshuffle)
+draw_pile_size   1     cards left in the draw pile
+drawn_card       54    one-hot card the observer just drew (drawn phase, observer acting)
+previous_color   4     while a +4 is on top: one-hot color before it (what a challenge checks)
+draw4_player     10    while a +4 is on top: one-hot relative seat of who played it
+revealed_hand    54    the hand a challenge by the observer revealed (last one this round)
+revealed_seat    10    one-hot relative seat whose hand that was
+scores           10    match scores / match_target, relative seat order
+progress         1     decisions so far this round / max_turns
+===============  ====  ===================================================================
+"""
+
+from __future__ import annotations
+
+PIECES: tuple[tuple[str, int], ...] = (
+    ("hand", 54),
+    ("top_card", 54),
+    ("color", 4),
+    ("direction", 1),
+    ("phase", 8),
+    ("actor", 10),
+    ("pending_draw", 1),
+    ("hand_sizes", 10),
+    ("players", 9),
+    ("discard", 54),
+    ("draw_pile_size", 1),
+    ("drawn_card", 54),
+    ("previous_color", 4),
+    ("draw4_player", 10),
+    ("revealed_hand", 54),
+    ("revealed_seat", 10),
+    ("scores", 10),
+    ("progress", 1),
+)
+
+#: piece name -> slice into the flat observation
+SLICES: dict[str, slice] = {}
+_start = 0
+for _name, _size in PIECES:
+    SLICES[_name] = slice(_start, _start + _size)
+    _start += _size
+#: length of the flat observation
+OBS_SIZE: int = _start

@@ -1,0 +1,573 @@
+"""A small, slow, readable one-game implementation of the rules: the oracle for tests.
+
+This module is the executable specification of every rule and switch. The batched
+engine (:mod:`uno_rl.core.engine`) must agree with it exactly: same legal actions, same
+observations, same rewards, same end states, for the same deal seed and actions
+(``tests/core/test_differential.py``). Randomness comes from :mod:`uno_rl.core.rng`, a
+pure function of the deal seed, so both draw the same numbers.
+
+Order of events, decided once here:
+
+* Setup: the deck is shuffled by the deal seed, the dealer drawn from it; 7 cards go to
+  each player one at a time starting left of the dealer; the top of the pile is turned.
+  A turned +4 goes back into the pile, which is reshuffled, and a new card is turned.
+* Cards are drawn from the end of the pile. An empty pile is refilled by shuffling the
+  discard pile except its top card (and, while a +4 lies on top under the take-back rule,
+  except the card beneath it, which a take-back restores).
+* A play: card leaves the hand, becomes the top card, the color is set; a player left
+  with one card forgets to call UNO with probability ``uno_forget_prob`` and is then
+  caught with probability ``uno_catch_prob`` (drawing ``uno_penalty``); a player left
+  with none has won, once the next player has drawn a final +2/+4 (a final +4 can still
+  be challenged first; a caught bluffer then plays on).
+* The jump-in window opens when a colored card's effects are over, before the next
+  player acts; candidates are asked one at a time in the direction of play.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import rng
+from .actions import (
+    ACCEPT,
+    ACTION_CARD,
+    ACTION_COLOR,
+    ACTION_TARGET,
+    CHALLENGE,
+    CHOOSE_COLOR,
+    DRAW,
+    NUM_ACTIONS,
+    PASS,
+    PLAY_DRAW_FOUR,
+    PLAY_WILD,
+    TARGET,
+    action_name,
+)
+from .cards import (
+    CANONICAL_DECK,
+    DRAW_TWO_RANK,
+    KIND_COLOR,
+    KIND_POINTS,
+    KIND_RANK,
+    NUM_KINDS,
+    REVERSE_RANK,
+    SKIP_RANK,
+    WILD,
+    WILD_DRAW_FOUR,
+)
+from .phases import COLOR, DRAWN, JUMP, MULTI, OVER, PLAY, RESPOND
+from .phases import TARGET as TARGET_PHASE
+from .rules import Rules
+
+
+def is_draw_two(kind: int) -> bool:
+    return kind < 52 and kind % 13 == DRAW_TWO_RANK
+
+
+@dataclasses.dataclass
+class StepOutcome:
+    """One step's result for one game (the engine's ``StepResult`` row)."""
+
+    rewards: list[float]
+    round_over: bool = False
+    truncated: bool = False
+    match_over: bool = False
+    winner: int = -1
+    points: int = 0
+    decisions: int = 0
+    draw4_plays: list[int] | None = None
+    bluffs: list[int] | None = None
+    challenges: list[int] | None = None
+    challenges_won: list[int] | None = None
+
+
+class ReferenceGame:
+    """One UNO game (a round, or a match of rounds) in plain Python."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int,
+        scores: list[int] | None = None,
+        round_index: int = 0,
+        dealer: int | None = None,
+    ) -> None:
+        self.rules = rules
+        self.num_players = rules.players
+        self.scores = list(scores) if scores is not None else [0] * rules.players
+        self.round_index = round_index
+        self.match_over = False
+        self._deal(int(seed), dealer)
+
+    # ----------------------------------------------------------------- setup
+    def _deal(self, seed: int, dealer: int | None) -> None:
+        p = self.num_players
+        self.key = seed
+        order = np.argsort(rng.sort_keys(seed, rng.DEAL, 0, len(CANONICAL_DECK)), kind="stable")
+        self.pile = [int(c) for c in CANONICAL_DECK[order]]
+        if dealer is None:
+            dealer = int(rng.bits(seed, rng.DEALER, 0, 0) % np.uint64(p))
+        self.dealer = dealer
+        self.hands = [[0] * NUM_KINDS for _ in range(p)]
+        for j in range(p * self.rules.hand_size):
+            self.hands[(dealer + 1 + j) % p][self.pile.pop()] += 1
+        self.reshuffles = 0
+        attempt = 0
+        top = self.pile.pop()
+        while top == WILD_DRAW_FOUR:
+            self.pile = self._shuffled(sorted(self.pile + [top]), rng.FIRST_DRAW4, attempt)
+            attempt += 1
+            top = self.pile.pop()
+        self.discard = [0] * NUM_KINDS
+        self.discard[top] = 1
+        self.top = top
+        self.color = int(KIND_COLOR[top])
+        self.direction = 1
+        self.pending = 0
+        self.drawn = -1
+        self.prev_top, self.prev_color = -1, -1
+        self.draw4_player, self.draw4_bluff = -1, False
+        self.multi_rank = -1
+        self.jump_card, self.jump_from, self.jump_cursor = -1, -1, 0
+        self.resume_actor, self.resume_phase = -1, PLAY
+        self.revealed = [0] * NUM_KINDS
+        self.reveal_viewer, self.reveal_target = -1, -1
+        self.turn = 0
+        self.winner = -1
+        self.truncated = False
+        self.stats = {k: [0] * p for k in ("draw4_plays", "bluffs", "challenges", "challenges_won")}
+        first = (dealer + 1) % p
+        self.actor, self.phase = first, PLAY
+        effects = self.rules.first_card_effects
+        if top == WILD:
+            self.phase = COLOR
+            self.actor = dealer if self.rules.first_wild_color_by == "dealer" else first
+        elif effects and is_draw_two(top):
+            self._draw(first, 2)
+            self.actor = self._next(first)
+        elif effects and KIND_RANK[top] == SKIP_RANK:
+            self.actor = self._next(first)
+        elif effects and KIND_RANK[top] == REVERSE_RANK:
+            self.direction = -1
+            self.actor = dealer
+
+    def _shuffled(self, cards: list[int], stream: int, index: int) -> list[int]:
+        keys = rng.sort_keys(self.key, stream, index, len(cards))
+        return [cards[i] for i in np.argsort(keys, kind="stable")]
+
+    # --------------------------------------------------------------- helpers
+    def _next(self, seat: int, steps: int = 1) -> int:
+        return (seat + steps * self.direction) % self.num_players
+
+    def hand_size(self, seat: int) -> int:
+        return sum(self.hands[seat])
+
+    def _draw_one(self, seat: int) -> int:
+        """Move one card from the pile to ``seat``'s hand; -1 if both piles are empty."""
+        if not self.pile:
+            cards = list(self.discard)
+            cards[self.top] -= 1
+            if self._keeps_card_under_top():
+                cards[self.prev_top] -= 1
+            flat = [k for k in range(NUM_KINDS) for _ in range(cards[k])]
+            if not flat:
+                return -1
+            self.pile = self._shuffled(flat, rng.RESHUFFLE, self.reshuffles)
+            self.reshuffles += 1
+            self.discard = [self.discard[k] - cards[k] for k in range(NUM_KINDS)]
+        card = self.pile.pop()
+        self.hands[seat][card] += 1
+        return card
+
+    def _keeps_card_under_top(self) -> bool:
+        return (
+            self.top == WILD_DRAW_FOUR
+            and self.prev_top >= 0
+            and self.rules.caught_bluffer == "takes-back"
+            and self.rules.challenge_enabled
+        )
+
+    def _draw(self, seat: int, count: int) -> None:
+        for _ in range(count):
+            if self._draw_one(seat) < 0:
+                return
+
+    def _matches(self, kind: int) -> bool:
+        """Colored card matching the current color or the top card's symbol."""
+        if kind >= 52:
+            return False
+        return KIND_COLOR[kind] == self.color or (
+            self.top < 52 and KIND_RANK[kind] == KIND_RANK[self.top]
+        )
+
+    def draw_four_legal(self, seat: int) -> bool:
+        """Whether a +4 from ``seat`` is legal now (not a bluff) under ``draw_four_legal``."""
+        hand = self.hands[seat]
+        if self.rules.draw_four_legal == "no-current-color":
+            return not any(hand[k] and KIND_COLOR[k] == self.color for k in range(52))
+        return not (hand[WILD] or any(hand[k] and self._matches(k) for k in range(52)))
+
+    def _playable(self, seat: int, kind: int) -> bool:
+        """Whether ``kind`` may be played in the play phase (ignoring last-card limits)."""
+        if kind == WILD:
+            return True
+        if kind == WILD_DRAW_FOUR:
+            return self.rules.challenge_enabled or self.draw_four_legal(seat)
+        return self._matches(kind)
+
+    def _last_card_allows(self, seat: int, kind: int) -> bool:
+        if self.hand_size(seat) != 1:
+            return True
+        rule = self.rules.last_card
+        if rule == "no-draw-four":
+            return kind != WILD_DRAW_FOUR
+        if rule == "no-wild":
+            return kind < 52
+        return True
+
+    @staticmethod
+    def _actions_for(kind: int) -> list[int]:
+        if kind == WILD:
+            return [PLAY_WILD + c for c in range(4)]
+        if kind == WILD_DRAW_FOUR:
+            return [PLAY_DRAW_FOUR + c for c in range(4)]
+        return [kind]
+
+    # ----------------------------------------------------------- legal moves
+    def legal_actions(self) -> list[int]:
+        """Sorted legal actions of the player to act (empty once the game is over)."""
+        seat, hand, legal = self.actor, self.hands[self.actor], []
+        if self.phase == PLAY:
+            for k in range(NUM_KINDS):
+                if hand[k] and self._playable(seat, k) and self._last_card_allows(seat, k):
+                    legal += self._actions_for(k)
+            legal.append(DRAW)
+        elif self.phase == DRAWN:
+            legal += self._actions_for(self.drawn)
+            if self.rules.drawn_card != "must-play":
+                legal.append(PASS)
+        elif self.phase == RESPOND:
+            legal += self._respond_actions(seat)
+        elif self.phase == TARGET_PHASE:
+            legal += [TARGET + k - 1 for k in range(1, self.num_players)]
+        elif self.phase == MULTI:
+            if self.hand_size(seat) >= 2:
+                legal += [k for k in range(52) if hand[k] and KIND_RANK[k] == self.multi_rank]
+            legal.append(PASS)
+        elif self.phase == COLOR:
+            legal += [CHOOSE_COLOR + c for c in range(4)]
+        elif self.phase == JUMP:
+            legal += [self.jump_card, PASS]
+        return sorted(legal)
+
+    def _respond_actions(self, seat: int) -> list[int]:
+        hand, rules, legal = self.hands[seat], self.rules, [ACCEPT]
+        if rules.challenge_enabled and self.top == WILD_DRAW_FOUR:
+            legal.append(CHALLENGE)
+        if self.hand_size(self.draw4_player) == 0 and self.top == WILD_DRAW_FOUR:
+            return legal  # the +4 was its player's last card: only accept or challenge
+        cards = []
+        if rules.stacking != "none":
+            if is_draw_two(self.top):
+                cards += [k for k in range(52) if is_draw_two(k)]
+                if rules.stacking == "any":
+                    cards.append(WILD_DRAW_FOUR)
+            else:
+                cards.append(WILD_DRAW_FOUR)
+                if rules.stacking == "any":
+                    cards += [
+                        k for k in range(52) if is_draw_two(k) and KIND_COLOR[k] == self.color
+                    ]
+        if rules.wild_cancels_draw:
+            cards.append(WILD)
+        for k in cards:
+            if hand[k] and self._last_card_allows(seat, k):
+                legal += self._actions_for(k)
+        return legal
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: int) -> StepOutcome:
+        """Apply the acting player's action; returns what the step produced.
+
+        Raises ``ValueError`` for an illegal action, naming it and the legal ones.
+        """
+        if self.phase == OVER:
+            raise ValueError("the game is over; reset it before stepping")
+        if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+            raise ValueError(f"action must be an integer, got {action!r} ({type(action).__name__})")
+        action = int(action)
+        legal = self.legal_actions()
+        if action not in legal:
+            raise ValueError(
+                f"illegal action {action} ({action_name(action) if 0 <= action < NUM_ACTIONS else '?'}) "
+                f"for player {self.actor} in phase {self.phase}; legal: "
+                + ", ".join(f"{a} ({action_name(a)})" for a in legal)
+            )
+        seat, phase = self.actor, self.phase
+        kind = int(ACTION_CARD[action])
+        if kind >= 0:
+            self._play(seat, kind, int(ACTION_COLOR[action]), phase)
+        elif action == DRAW:
+            self._draw_action(seat)
+        elif action == PASS:
+            if phase == DRAWN:
+                self._start_turn(self._next(seat))
+            elif phase == MULTI:
+                self._finish_play(seat, self.top)
+            else:  # JUMP
+                self._ask_jump(self.jump_cursor + 1)
+        elif action == ACCEPT:
+            self._draw(seat, self.pending)
+            self.pending = 0
+            self._after_penalty(self._next(seat))
+        elif action == CHALLENGE:
+            self._challenge(seat)
+        elif action >= CHOOSE_COLOR:
+            self.color = int(ACTION_COLOR[action])
+            self.actor, self.phase = (self.dealer + 1) % self.num_players, PLAY
+        else:  # seven-zero target
+            target = (seat + int(ACTION_TARGET[action])) % self.num_players
+            self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
+            self._end_turn(seat, self._next(seat), PLAY)
+        return self._close_step()
+
+    def _start_turn(self, seat: int) -> None:
+        self.actor, self.phase = seat, PLAY
+
+    def _draw_action(self, seat: int) -> None:
+        card = self._draw_one(seat)
+        while card >= 0 and self.rules.draw_until_playable and not self._playable(seat, card):
+            card = self._draw_one(seat)
+        if card >= 0 and self.rules.drawn_card != "may-not-play" and self._playable(seat, card):
+            self.actor, self.phase, self.drawn = seat, DRAWN, card
+        else:
+            self._start_turn(self._next(seat))
+
+    def _play(self, seat: int, kind: int, color: int, phase: int) -> None:
+        if kind == WILD_DRAW_FOUR:
+            self.draw4_bluff = self.rules.challenge_enabled and not self.draw_four_legal(seat)
+            self.draw4_player = seat
+            self.prev_top, self.prev_color = self.top, self.color
+            self.stats["draw4_plays"][seat] += 1
+            self.stats["bluffs"][seat] += int(self.draw4_bluff)
+        self.hands[seat][kind] -= 1
+        self.discard[kind] += 1
+        self.top = kind
+        self.color = color if kind >= 52 else int(KIND_COLOR[kind])
+        self.drawn = -1
+        if phase == RESPOND and kind == WILD:
+            self.pending = 0  # a Wild cancels the pending draws
+        if self.hand_size(seat) == 1 and self.rules.uno_forget_prob > 0:
+            forgets = (
+                rng.uniform(self.key, rng.FORGET_UNO, self.turn, 0) < self.rules.uno_forget_prob
+            )
+            caught = rng.uniform(self.key, rng.FORGET_UNO, self.turn, 1) < self.rules.uno_catch_prob
+            if forgets and caught:
+                self._draw(seat, self.rules.uno_penalty)
+        if self.hand_size(seat) == 0:
+            self._play_last_card(seat, kind)
+            return
+        if (
+            self.rules.multi_play
+            and phase in (PLAY, MULTI)
+            and kind < 52
+            and KIND_RANK[kind] < 10
+            and self.hand_size(seat) >= 2
+            and any(self.hands[seat][k] for k in range(52) if KIND_RANK[k] == KIND_RANK[kind])
+        ):
+            self.actor, self.phase, self.multi_rank = seat, MULTI, int(KIND_RANK[kind])
+            return
+        self._finish_play(seat, kind)
+
+    def _play_last_card(self, seat: int, kind: int) -> None:
+        """``seat`` emptied their hand with ``kind``: a final +2/+4 is still drawn (or challenged)."""
+        victim = self._next(seat)
+        if kind == WILD_DRAW_FOUR and self.rules.challenge_enabled and self.pending == 0:
+            self.pending = 4
+            self.actor, self.phase = victim, RESPOND
+            return
+        if kind == WILD_DRAW_FOUR or is_draw_two(kind):
+            self._draw(victim, self.pending + (4 if kind == WILD_DRAW_FOUR else 2))
+            self.pending = 0
+        self._end_round(seat)
+
+    def _finish_play(self, seat: int, kind: int) -> None:
+        """Effects of the card that ends ``seat``'s play."""
+        rules, rank = self.rules, int(KIND_RANK[kind])
+        if rules.seven_zero and rank == 7:
+            self.actor, self.phase = seat, TARGET_PHASE
+            return
+        if rules.seven_zero and rank == 0:
+            p = self.num_players
+            old = self.hands
+            self.hands = [old[(i - self.direction) % p] for i in range(p)]
+        if rank == SKIP_RANK:
+            self._end_turn(seat, self._next(seat, 2), PLAY)
+        elif rank == REVERSE_RANK:
+            self.direction = -self.direction
+            self._end_turn(seat, seat if self.num_players == 2 else self._next(seat), PLAY)
+        elif kind == WILD_DRAW_FOUR or rank == DRAW_TWO_RANK:
+            self.pending += 4 if kind == WILD_DRAW_FOUR else 2
+            victim = self._next(seat)
+            can_respond = (
+                rules.stacking != "none"
+                or rules.wild_cancels_draw
+                or (kind == WILD_DRAW_FOUR and rules.challenge_enabled)
+            )
+            if can_respond:
+                self._end_turn(seat, victim, RESPOND)
+            else:
+                self._draw(victim, self.pending)
+                self.pending = 0
+                self._end_turn(seat, self._next(victim), PLAY)
+        else:
+            self._end_turn(seat, self._next(seat), PLAY)
+
+    def _end_turn(self, seat: int, next_actor: int, next_phase: int) -> None:
+        """Hand over to ``next_actor``, through a jump-in window after a colored card."""
+        self.resume_actor, self.resume_phase = next_actor, next_phase
+        if self.rules.jump_in and self.top < 52:
+            self.jump_card, self.jump_from = self.top, seat
+            self._ask_jump(1)
+        else:
+            self.actor, self.phase = next_actor, next_phase
+
+    def _ask_jump(self, cursor: int) -> None:
+        """Offer the jump-in to the first holder of the card at ``cursor`` seats or more along."""
+        for offset in range(cursor, self.num_players):
+            seat = self._next(self.jump_from, offset)
+            if self.hands[seat][self.jump_card]:
+                self.actor, self.phase, self.jump_cursor = seat, JUMP, offset
+                return
+        self.actor, self.phase = self.resume_actor, self.resume_phase
+
+    def _challenge(self, seat: int) -> None:
+        bluffer = self.draw4_player
+        self.stats["challenges"][seat] += 1
+        self.revealed = list(self.hands[bluffer])
+        self.reveal_viewer, self.reveal_target = seat, bluffer
+        if self.draw4_bluff:
+            self.stats["challenges_won"][seat] += 1
+            if self.rules.caught_bluffer == "takes-back":
+                self.hands[bluffer][WILD_DRAW_FOUR] += 1
+                self.discard[WILD_DRAW_FOUR] -= 1
+                self.top, self.color = self.prev_top, self.prev_color
+                self.prev_top = -1  # nothing lies under the restored card that could come back
+            self._draw(bluffer, self.pending)
+            self.pending = 0
+            self._start_turn(seat)
+        else:
+            self._draw(seat, self.pending + 2)
+            self.pending = 0
+            self._after_penalty(self._next(seat))
+
+    def _after_penalty(self, next_seat: int) -> None:
+        """After a victim drew: the round ends if the +4 was the last card, else play goes on."""
+        winner = next((s for s in range(self.num_players) if self.hand_size(s) == 0), -1)
+        if winner >= 0:
+            self._end_round(winner)
+        else:
+            self._start_turn(next_seat)
+
+    # ------------------------------------------------------------ round end
+    def _end_round(self, winner: int) -> None:
+        self.winner = winner
+        self.phase = OVER
+
+    def _close_step(self) -> StepOutcome:
+        """What this step produced; also truncation, match scoring and a match's next round."""
+        p, rules = self.num_players, self.rules
+        self.turn += 1
+        outcome = StepOutcome(rewards=[0.0] * p)
+        if self.phase != OVER and self.turn >= rules.max_turns:
+            self.truncated = True
+            self.phase = OVER
+        if self.phase != OVER:
+            return outcome
+        outcome.round_over, outcome.truncated = True, self.truncated
+        outcome.winner, outcome.decisions = self.winner, self.turn
+        for name, values in self.stats.items():
+            setattr(outcome, name, list(values))
+        if self.winner >= 0:
+            points = [
+                sum(self.hands[s][k] * int(KIND_POINTS[k]) for k in range(NUM_KINDS))
+                for s in range(p)
+            ]
+            total = sum(points)
+            outcome.points = total
+            for s in range(p):
+                if rules.reward == "win-loss":
+                    outcome.rewards[s] = 1.0 if s == self.winner else -1.0 / (p - 1)
+                else:
+                    outcome.rewards[s] = float(total) if s == self.winner else -float(points[s])
+            if rules.scoring == "winner-takes":
+                self.scores[self.winner] += total
+            elif rules.scoring == "losers-add":
+                for s in range(p):
+                    if s != self.winner:
+                        self.scores[s] += points[s]
+            else:
+                self.scores[self.winner] += 1
+        if rules.match:
+            if self.match_winner() >= 0:
+                self.match_over = outcome.match_over = True
+            else:
+                seed = int(rng.bits(self.key, rng.NEXT_ROUND, 0, 0))
+                dealer = (self.dealer + 1) % p if rules.dealer == "rotate" else None
+                self.round_index += 1
+                self._deal(seed, dealer)
+        return outcome
+
+    def match_winner(self) -> int:
+        """The match's winner, -1 while nobody has reached the target."""
+        if max(self.scores) < self.rules.match_target:
+            return -1
+        if self.rules.scoring == "losers-add":
+            return min(range(self.num_players), key=lambda s: (self.scores[s], s))
+        return max(range(self.num_players), key=lambda s: (self.scores[s], -s))
+
+    # ----------------------------------------------------------- observation
+    def observe(self, seat: int) -> np.ndarray:
+        """The observation of ``seat`` as a flat float32 vector (layout: :mod:`.observe`)."""
+        from .observe_layout import OBS_SIZE, SLICES
+
+        p, obs = self.num_players, np.zeros(OBS_SIZE, dtype=np.float32)
+
+        def rel(s: int) -> int:
+            return (s - seat) % p
+
+        def put(name: str, values, index: int | None = None) -> None:
+            piece = obs[SLICES[name]]
+            if index is None:
+                piece[:] = values
+            else:
+                piece[index] = values
+
+        put("hand", self.hands[seat])
+        put("top_card", 1.0, self.top)
+        if self.color >= 0:
+            put("color", 1.0, self.color)
+        put("direction", float(self.direction))
+        put("phase", 1.0, self.phase)
+        if self.phase != OVER:
+            put("actor", 1.0, rel(self.actor))
+        put("pending_draw", float(self.pending))
+        for s in range(p):
+            put("hand_sizes", float(self.hand_size(s)), rel(s))
+        put("players", 1.0, p - 2)
+        put("discard", self.discard)
+        put("draw_pile_size", float(len(self.pile)))
+        if self.phase == DRAWN and self.actor == seat:
+            put("drawn_card", 1.0, self.drawn)
+        if self.top == WILD_DRAW_FOUR:
+            put("previous_color", 1.0, self.prev_color)
+            put("draw4_player", 1.0, rel(self.draw4_player))
+        if self.reveal_viewer == seat:
+            put("revealed_hand", self.revealed)
+            put("revealed_seat", 1.0, rel(self.reveal_target))
+        for s in range(p):
+            put("scores", self.scores[s] / self.rules.match_target, rel(s))
+        put("progress", self.turn / self.rules.max_turns)
+        return obs

@@ -1,0 +1,253 @@
+"""The rule set: a frozen, validated dataclass, and presets loaded by name.
+
+Every switch of RULES.md section 9 is one field. Defaults are the official rules.
+Presets are TOML files in the top-level ``envs/`` folder (data, not code)::
+
+    description = "one line"
+    [rules]
+    stacking = "any"
+
+``load_rules("house", players=4)`` loads a preset and applies overrides; any
+unknown key or bad value raises :class:`RulesError` naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .cards import DECK_SIZE
+
+
+class RulesError(ValueError):
+    """An invalid rules key or value, contradictory switches, or an unknown preset."""
+
+
+#: Allowed values of every string-valued switch (default first).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "drawn_card": ("may-play", "must-play", "may-not-play"),
+    "draw_four_legal": ("no-current-color", "no-playable-card"),
+    "bluffing": ("allowed", "forbidden"),
+    "caught_bluffer": ("draws-4", "takes-back"),
+    "stacking": ("none", "same", "any"),
+    "last_card": ("any", "no-draw-four", "no-wild"),
+    "first_wild_color_by": ("first-player", "dealer"),
+    "scoring": ("winner-takes", "losers-add", "rounds"),
+    "dealer": ("random", "rotate"),
+    "reward": ("win-loss", "points"),
+}
+
+#: Inclusive ranges of every numeric switch.
+RANGES: dict[str, tuple[float, float]] = {
+    "players": (2, 10),
+    "hand_size": (1, 20),
+    "uno_forget_prob": (0.0, 1.0),
+    "uno_catch_prob": (0.0, 1.0),
+    "uno_penalty": (1, 4),
+    "match_target": (1, 100_000),
+    "max_turns": (10, 1_000_000),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """One UNO rule set. Field docs say the values; the default is first.
+
+    Attributes:
+        players: seats at the table, 2 to 10.
+        hand_size: cards dealt to each player, 1 to 20.
+        drawn_card: after drawing a playable card: ``may-play`` (play it at once or keep it),
+            ``must-play``, or ``may-not-play`` (the turn always ends).
+        draw_until_playable: keep drawing until a playable card comes (or both piles are empty).
+        draw_four_legal: a +4 is legal with ``no-current-color`` in hand, or only with
+            ``no-playable-card`` at all.
+        bluffing: ``allowed``: an illegal +4 is a legal move, exposed only by a challenge;
+            ``forbidden``: the mask hides illegal +4s and there is no challenge.
+        caught_bluffer: a challenged bluffer ``draws-4``, or ``takes-back`` the +4, draws 4 and
+            the previous top card and color are restored.
+        stacking: ``none``; ``same`` (+2 on +2, +4 on +4); ``any`` (any draw card on any;
+            a +2 on a +4 must match the named color). With stacking on, a +4 cannot be
+            challenged and its legality is enforced by the mask.
+        wild_cancels_draw: the victim of a +2/+4 may answer with a Wild, cancelling the draw.
+        multi_play: after a number card, further cards of the same number (any color) may
+            follow in the same turn; the combination may not empty the hand.
+        seven_zero: a 7 swaps hands with a chosen player; a 0 passes every hand one seat along
+            the direction of play.
+        jump_in: after a colored card is played, another player holding the identical card may
+            play it out of turn; play continues from them.
+        last_card: the last card may be ``any``, ``no-draw-four``, or ``no-wild`` (no Wild, no +4).
+        first_card_effects: the first turned card's effect applies.
+        first_wild_color_by: who names the color of a first-card Wild.
+        uno_forget_prob: probability that a player reaching one card forgets to call UNO.
+        uno_catch_prob: probability that a forgetful player is caught.
+        uno_penalty: cards drawn when caught.
+        scoring: ``winner-takes`` (winner scores the opponents' cards; first to the target wins),
+            ``losers-add`` (each loser adds their own points; when someone reaches the target
+            the lowest total wins), ``rounds`` (first to win ``match_target`` rounds).
+        match: play matches of several rounds (rounds reset automatically) instead of single rounds.
+        match_target: points (or rounds, under ``scoring='rounds'``) that end a match.
+        dealer: ``random`` dealer each round, or ``rotate`` the deal clockwise in a match.
+        reward: per-round reward: ``win-loss`` (+1 winner, -1/(P-1) each loser) or ``points``
+            (winner +sum of losers' card points, each loser -own points). Both are zero-sum.
+        max_turns: decisions (engine steps) after which a round is truncated and scored as a draw.
+    """
+
+    players: int = 2
+    hand_size: int = 7
+    drawn_card: str = "may-play"
+    draw_until_playable: bool = False
+    draw_four_legal: str = "no-current-color"
+    bluffing: str = "allowed"
+    caught_bluffer: str = "draws-4"
+    stacking: str = "none"
+    wild_cancels_draw: bool = False
+    multi_play: bool = False
+    seven_zero: bool = False
+    jump_in: bool = False
+    last_card: str = "any"
+    first_card_effects: bool = True
+    first_wild_color_by: str = "first-player"
+    uno_forget_prob: float = 0.0
+    uno_catch_prob: float = 1.0
+    uno_penalty: int = 2
+    scoring: str = "winner-takes"
+    match: bool = False
+    match_target: int = 500
+    dealer: str = "random"
+    reward: str = "win-loss"
+    max_turns: int = 1000
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            _check_value(field.name, getattr(self, field.name), field.default)
+        if self.players * self.hand_size > DECK_SIZE - 9:
+            raise RulesError(
+                f"players={self.players} x hand_size={self.hand_size} deals "
+                f"{self.players * self.hand_size} cards; at most {DECK_SIZE - 9} may be dealt "
+                "(the deck has 108 cards and the piles need some)"
+            )
+        if self.draw_until_playable and self.drawn_card == "may-not-play":
+            raise RulesError(
+                "draw_until_playable=true contradicts drawn_card='may-not-play': "
+                "drawing until playable only makes sense if the card may be played"
+            )
+        if self.scoring == "rounds" and self.match_target > 100:
+            raise RulesError(
+                f"match_target={self.match_target} with scoring='rounds' counts rounds won: "
+                "allowed 1..100"
+            )
+        if self.dealer == "rotate" and not self.match:
+            raise RulesError("dealer='rotate' needs match=true (the deal rotates between rounds)")
+
+    # Derived switches, decided once here so engine and reference agree.
+    @property
+    def challenge_enabled(self) -> bool:
+        """A +4 victim may challenge (bluffing allowed and no stacking)."""
+        return self.bluffing == "allowed" and self.stacking == "none"
+
+    @property
+    def respond_enabled(self) -> bool:
+        """The victim of a +2/+4 gets a decision (challenge, stack or cancel) instead of drawing."""
+        return self.challenge_enabled or self.stacking != "none" or self.wild_cancels_draw
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some fields changed (validated)."""
+        _check_keys(changes)
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as plain values, ready for TOML/JSON logging."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> Rules:
+        """Build from a mapping; unknown keys raise :class:`RulesError`."""
+        _check_keys(values)
+        return cls(**dict(values))
+
+
+def _field_names() -> list[str]:
+    return [f.name for f in dataclasses.fields(Rules)]
+
+
+def _check_keys(values: Mapping[str, Any]) -> None:
+    names = _field_names()
+    for key in values:
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise RulesError(f"unknown rules key {key!r}{hint}; allowed keys: {', '.join(names)}")
+
+
+def _check_value(name: str, value: Any, default: Any) -> None:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise RulesError(f"rules key {name!r} must be true or false, got {value!r}")
+    elif isinstance(default, str):
+        allowed = CHOICES[name]
+        if value not in allowed:
+            raise RulesError(
+                f"rules key {name!r} must be one of {', '.join(map(repr, allowed))}; got {value!r}"
+            )
+    else:
+        low, high = RANGES[name]
+        kind = int if isinstance(default, int) else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            expected = "an integer" if kind is int else "a number"
+            raise RulesError(
+                f"rules key {name!r} must be {expected} in [{low}, {high}], got {value!r}"
+            )
+        if not low <= value <= high:
+            raise RulesError(f"rules key {name!r} must be in [{low}, {high}], got {value!r}")
+
+
+def presets_dir() -> Path:
+    """The folder holding preset TOML files: ``$UNO_RL_PRESETS`` or the repository's ``envs/``."""
+    override = os.environ.get("UNO_RL_PRESETS")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "envs"
+
+
+def available_presets() -> list[str]:
+    """Names of the shipped presets, sorted."""
+    folder = presets_dir()
+    return sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``[rules]`` table of a preset, by name (``envs/NAME.toml``) or by path to a TOML file."""
+    text = str(name_or_path)
+    path = Path(text)
+    if not (text.endswith(".toml") and path.is_file()):
+        path = presets_dir() / f"{text}.toml"
+        if not path.is_file():
+            raise RulesError(
+                f"unknown preset {text!r}; available presets: {', '.join(available_presets()) or 'none'}"
+            )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"preset file {path} is not valid TOML: {error}") from error
+    extra = set(data) - {"description", "rules"}
+    if extra:
+        raise RulesError(f"preset file {path}: unknown top-level keys {sorted(extra)}; use [rules]")
+    return dict(data.get("rules", {}))
+
+
+def load_rules(preset: str | os.PathLike[str] | Rules = "official", **overrides: Any) -> Rules:
+    """Rules of a preset (name, TOML path or Rules) with keyword overrides applied and validated."""
+    if isinstance(preset, Rules):
+        return preset.replace(**overrides) if overrides else preset
+    values = read_preset(preset)
+    try:
+        Rules.from_dict(values)
+    except RulesError as error:
+        raise RulesError(f"preset {str(preset)!r}: {error}") from error
+    values.update(overrides)
+    return Rules.from_dict(values)

@@ -1,0 +1,141 @@
+"""State of N games in lockstep: a struct of arrays with a leading batch axis.
+
+All games of a batch share one :class:`~uno_rl.core.rules.Rules` (so one player count P).
+Seats are absolute (0 .. P-1); ``direction`` +1 is clockwise. Small integer dtypes keep
+a 2-player game at about 400 bytes (:meth:`State.nbytes_per_game`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .cards import DECK_SIZE, NUM_KINDS
+from .rules import Rules
+
+
+@dataclasses.dataclass
+class State:
+    """Batched game state. Engine functions mutate it in place; :meth:`copy` snapshots it."""
+
+    rules: Rules
+    key: np.ndarray  # (N,) uint64: the round's deal seed; all in-round randomness derives from it
+    hands: np.ndarray  # (N, P, 54) int8: cards of each kind in each seat's hand
+    hand_size: np.ndarray  # (N, P) int16: hands summed over kinds (kept in step with hands)
+    pile: np.ndarray  # (N, 108) int8: draw pile; cards are drawn from index pile_size - 1 down
+    pile_size: np.ndarray  # (N,) int16: cards in the draw pile
+    discard: np.ndarray  # (N, 54) int8: cards of each kind in the discard pile, top card included
+    top: np.ndarray  # (N,) int8: kind of the discard pile's top card
+    color: np.ndarray  # (N,) int8: current color 0..3 (-1 before a first-card Wild gets one)
+    dealer: np.ndarray  # (N,) int8: seat of this round's dealer
+    actor: np.ndarray  # (N,) int8: seat that acts now
+    direction: np.ndarray  # (N,) int8: +1 clockwise, -1 counter-clockwise
+    phase: np.ndarray  # (N,) int8: phase of the turn (uno_rl.core.phases)
+    pending: np.ndarray  # (N,) int16: cards the victim of a +2/+4 (chain) will draw
+    drawn: np.ndarray  # (N,) int8: kind just drawn (meaningful in the drawn phase)
+    prev_top: np.ndarray  # (N,) int8: top card before the last +4
+    prev_color: np.ndarray  # (N,) int8: color before the last +4 (what a challenge checks)
+    draw4_player: np.ndarray  # (N,) int8: seat that played the last +4 (-1 none)
+    draw4_bluff: np.ndarray  # (N,) bool: that +4 was a challengeable bluff
+    multi_rank: np.ndarray  # (N,) int8: number being multi-played (multi phase)
+    jump_card: np.ndarray  # (N,) int8: card a jump-in must match (jump phase)
+    jump_from: np.ndarray  # (N,) int8: seat whose play opened the jump-in window
+    jump_cursor: np.ndarray  # (N,) int8: seats after jump_from of the candidate asked now
+    resume_actor: np.ndarray  # (N,) int8: who acts after the jump-in window if nobody jumps
+    resume_phase: np.ndarray  # (N,) int8: in which phase
+    revealed: np.ndarray  # (N, 54) int8: hand shown by the last challenge this round
+    reveal_viewer: np.ndarray  # (N,) int8: seat that saw it (-1 none)
+    reveal_target: np.ndarray  # (N,) int8: seat whose hand it was
+    turn: np.ndarray  # (N,) int32: decisions taken this round
+    reshuffles: np.ndarray  # (N,) int16: reshuffles of the discard pile this round
+    winner: np.ndarray  # (N,) int8: round winner (-1 none yet, or truncated)
+    truncated: np.ndarray  # (N,) bool: round stopped at max_turns
+    match_over: np.ndarray  # (N,) bool: match decided (match mode)
+    round_index: np.ndarray  # (N,) int32: rounds completed in this match
+    scores: np.ndarray  # (N, P) int32: match scores (points, or rounds won)
+    stats: np.ndarray  # (N, 4, P) int16: per seat +4 plays, bluffs, challenges, challenges won
+    _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def num_games(self) -> int:
+        return int(self.key.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.players
+
+    @classmethod
+    def empty(cls, rules: Rules, num_games: int) -> State:
+        """Zeroed state of ``num_games`` games (not dealt yet)."""
+        n, p = num_games, rules.players
+
+        def small(fill: int = 0, dtype=np.int8) -> np.ndarray:
+            return np.full(n, fill, dtype=dtype)
+
+        return cls(
+            rules=rules,
+            key=np.zeros(n, np.uint64),
+            hands=np.zeros((n, p, NUM_KINDS), np.int8),
+            hand_size=np.zeros((n, p), np.int16),
+            pile=np.zeros((n, DECK_SIZE), np.int8),
+            pile_size=small(dtype=np.int16),
+            discard=np.zeros((n, NUM_KINDS), np.int8),
+            top=small(),
+            color=small(-1),
+            dealer=small(),
+            actor=small(),
+            direction=small(1),
+            phase=small(),
+            pending=small(dtype=np.int16),
+            drawn=small(-1),
+            prev_top=small(-1),
+            prev_color=small(-1),
+            draw4_player=small(-1),
+            draw4_bluff=np.zeros(n, bool),
+            multi_rank=small(-1),
+            jump_card=small(-1),
+            jump_from=small(-1),
+            jump_cursor=small(),
+            resume_actor=small(),
+            resume_phase=small(),
+            revealed=np.zeros((n, NUM_KINDS), np.int8),
+            reveal_viewer=small(-1),
+            reveal_target=small(-1),
+            turn=small(dtype=np.int32),
+            reshuffles=small(dtype=np.int16),
+            winner=small(-1),
+            truncated=np.zeros(n, bool),
+            match_over=np.zeros(n, bool),
+            round_index=small(dtype=np.int32),
+            scores=np.zeros((n, p), np.int32),
+            stats=np.zeros((n, 4, p), np.int16),
+        )
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The per-game arrays by field name (everything but ``rules`` and caches)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in ("rules", "_mask")
+        }
+
+    def copy(self) -> State:
+        """A deep copy (arrays copied)."""
+        return dataclasses.replace(
+            self, **{k: v.copy() for k, v in self.arrays().items()}, _mask=None
+        )
+
+    def take(self, games) -> State:
+        """A new state holding only ``games`` (indices or a boolean mask), copied."""
+        return dataclasses.replace(
+            self, **{k: v[games].copy() for k, v in self.arrays().items()}, _mask=None
+        )
+
+    def invalidate(self) -> None:
+        """Forget cached derived data; call after editing arrays by hand (tests, scenarios)."""
+        self._mask = None
+
+    def nbytes_per_game(self) -> float:
+        """Memory of the state arrays per game, in bytes."""
+        return sum(v.nbytes for v in self.arrays().values()) / self.num_games

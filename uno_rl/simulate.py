@@ -1,0 +1,300 @@
+"""Batched random self-play, and the statistics it yields.
+
+    python -m uno_rl.simulate --preset official --players 2 --games 4096 --rounds 20000 --seed 0
+
+``--games`` games run in lockstep through the core engine; every step each game's player to act
+picks an action at random by ``--policy``: ``random-playable`` (default: a uniformly random card
+play or other decision, drawing or passing only when nothing else is legal: the "random" baseline
+of peers) or ``random`` (uniform over all legal actions; since drawing is always legal under the
+official rules, hands grow and rounds last hundreds of decisions). A finished round is re-dealt at once with a fresh deal
+seed. The run stops once ``--rounds`` rounds have been counted.
+
+Which rounds are counted: game ``g`` contributes exactly its first ``q_g`` rounds, with the quotas
+``q_g`` spread as evenly as possible so that they sum to ``--rounds``. Counting "whatever finished
+before the stop" instead would under-represent long rounds (the rounds still running at the stop
+are the long ones), biasing every per-round statistic. Games past their quota keep stepping (the
+batch moves in lockstep) but are no longer counted, so ``rounds/s`` and ``decisions/s`` measure
+counted work only; ``game-steps/s`` is the raw engine throughput over all games.
+
+Truncated rounds (past the rules' turn cap) count as rounds with no winner: they are in every
+denominator and shown as their own share.
+
+All randomness comes from one ``np.random.Generator`` seeded by ``--seed``: the same arguments
+give the same statistics (the timings aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from uno_rl.core import engine, load_rules, sample_legal_actions
+from uno_rl.core.actions import DRAW, PASS
+
+POLICIES = ("random-playable", "random")
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion; (nan, nan) when there are no trials."""
+    if trials <= 0:
+        return (math.nan, math.nan)
+    p = successes / trials
+    denom = 1.0 + z * z / trials
+    centre = (p + z * z / (2.0 * trials)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / trials + z * z / (4.0 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def policy_mask(mask: np.ndarray, policy: str) -> np.ndarray:
+    """The actions ``policy`` picks uniformly from: (N, 77) bool, a subset of ``mask``."""
+    if policy == "random":
+        return mask
+    if policy != "random-playable":
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    preferred = mask.copy()
+    preferred[:, [DRAW, PASS]] = False
+    fallback = ~preferred.any(axis=1)
+    preferred[fallback] = mask[fallback]
+    return preferred
+
+
+def _new_seeds(rng: np.random.Generator, k: int) -> np.ndarray:
+    """``k`` fresh deal seeds (uint64) drawn from the run's generator."""
+    return rng.integers(0, 2**63, size=k, dtype=np.uint64)
+
+
+def _round_quotas(rounds: int, games: int) -> np.ndarray:
+    """Rounds each game contributes: as even as possible, summing to ``rounds``."""
+    quotas = np.full(games, rounds // games, dtype=np.int64)
+    quotas[: rounds % games] += 1
+    return quotas
+
+
+@dataclass
+class SimulationResult:
+    """Totals over the counted rounds of one run."""
+
+    rules: object
+    games: int
+    rounds: int
+    seconds: float
+    game_steps: int  # engine steps times games: every game's decisions, counted or not
+    decisions: int  # decisions taken in counted rounds (the engine's per-round count)
+    wins: np.ndarray  # (P,) int64 rounds won per absolute seat
+    truncated: int
+    points: int  # points scored by round winners
+    draw4_plays: int
+    bluffs: int
+    challenges: int
+    challenges_won: int
+
+    def summary(self) -> pd.DataFrame:
+        """One row per statistic: value, and a 95% Wilson interval for proportions."""
+        r = self.rounds
+        won = int(self.wins.sum())
+        rows: list[tuple[str, float, float, float]] = []
+
+        def add(name: str, value: float, ci: tuple[float, float] = (math.nan, math.nan)) -> None:
+            rows.append((name, value, ci[0], ci[1]))
+
+        def ratio(a: float, b: float) -> float:
+            return a / b if b else math.nan
+
+        add("rounds", r)
+        add("seconds", self.seconds)
+        add("rounds/s", ratio(r, self.seconds))
+        add("decisions/s", ratio(self.decisions, self.seconds))
+        add("game-steps/s (all games)", ratio(self.game_steps, self.seconds))
+        add("decisions per round", ratio(self.decisions, r))
+        add("truncated share", ratio(self.truncated, r), wilson_interval(self.truncated, r))
+        add("winner points per won round", ratio(self.points, won))
+        add("+4 plays per round", ratio(self.draw4_plays, r))
+        add("bluffs per round", ratio(self.bluffs, r))
+        add(
+            "bluffs per +4 play",
+            ratio(self.bluffs, self.draw4_plays),
+            wilson_interval(self.bluffs, self.draw4_plays),
+        )
+        add("challenges per round", ratio(self.challenges, r))
+        add(
+            "challenges won per challenge",
+            ratio(self.challenges_won, self.challenges),
+            wilson_interval(self.challenges_won, self.challenges),
+        )
+        return pd.DataFrame(
+            rows, columns=["statistic", "value", "ci95_low", "ci95_high"]
+        ).set_index("statistic")
+
+    def seats(self) -> pd.DataFrame:
+        """Win rate per absolute seat over all counted rounds (truncated rounds: no winner)."""
+        r = self.rounds
+        rows = []
+        for seat, w in enumerate(self.wins.tolist()):
+            lo, hi = wilson_interval(w, r)
+            rows.append((seat, w, w / r if r else math.nan, lo, hi))
+        return pd.DataFrame(
+            rows, columns=["seat", "wins", "win_rate", "ci95_low", "ci95_high"]
+        ).set_index("seat")
+
+
+def simulate(
+    preset: str = "official",
+    players: int = 2,
+    games: int = 4096,
+    rounds: int = 20000,
+    seed: int = 0,
+    overrides: dict[str, object] | None = None,
+    progress: bool = True,
+    policy: str = "random-playable",
+) -> SimulationResult:
+    """Play ``rounds`` rounds of random play by ``policy`` over ``games`` batched games."""
+    if games < 1 or rounds < 1:
+        raise ValueError(f"games and rounds must be >= 1, got games={games}, rounds={rounds}")
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    rules = load_rules(preset, players=players, **(overrides or {}))
+    rng = np.random.default_rng(seed)
+
+    quotas = _round_quotas(rounds, games)
+    finished = np.zeros(games, dtype=np.int64)  # rounds finished so far, per game
+    wins = np.zeros(players, dtype=np.int64)
+    totals = dict.fromkeys(
+        (
+            "decisions",
+            "truncated",
+            "points",
+            "draw4_plays",
+            "bluffs",
+            "challenges",
+            "challenges_won",
+        ),
+        0,
+    )
+    counted = 0
+    steps = 0
+
+    start = time.perf_counter()
+    state = engine.reset(rules, _new_seeds(rng, games))
+    with tqdm(total=rounds, unit="round", disable=not progress, file=sys.stderr) as bar:
+        while counted < rounds:
+            mask = engine.legal_mask(state)
+            actions = sample_legal_actions(policy_mask(mask, policy), rng)
+            res = engine.step(state, actions)
+            steps += 1
+
+            over = np.asarray(res.round_over, dtype=bool)
+            if not over.any():
+                continue
+            count = over & (finished < quotas)  # rounds inside their game's quota
+            finished += over
+            n = int(count.sum())
+            if n:
+                winner = np.asarray(res.winner)[count].astype(np.int64)
+                wins += np.bincount(winner[winner >= 0], minlength=players)
+                totals["decisions"] += int(np.asarray(res.decisions)[count].sum(dtype=np.int64))
+                totals["truncated"] += int(np.asarray(res.truncated)[count].sum())
+                totals["points"] += int(np.asarray(res.points)[count].sum(dtype=np.int64))
+                for key in ("draw4_plays", "bluffs", "challenges", "challenges_won"):
+                    totals[key] += int(np.asarray(getattr(res, key))[count].sum(dtype=np.int64))
+                counted += n
+                bar.update(n)
+            # Re-deal every finished game (counted or not): no game is ever stepped while over.
+            # In match mode the engine deals the next round itself until the match is over.
+            done = np.asarray(res.match_over, dtype=bool) if rules.match else over
+            if done.any():
+                engine.reset_games(state, done, _new_seeds(rng, int(done.sum())))
+    seconds = time.perf_counter() - start
+
+    return SimulationResult(
+        rules=rules,
+        games=games,
+        rounds=counted,
+        seconds=seconds,
+        game_steps=steps * games,
+        wins=wins,
+        **totals,
+    )
+
+
+def _fmt(value: float) -> str:
+    """Whole or large numbers with thousands separators and no decimals, others with 4."""
+    if value.is_integer() or abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:,.4f}"
+
+
+def _parse_override(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with a JSON value (``true``, ``3``, ``0.5``, ``"x"``) or a bare string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m uno_rl.simulate",
+        description="Batched random self-play; prints statistics.",
+    )
+    parser.add_argument("--preset", default="official", help="rule preset name (envs/NAME.toml)")
+    parser.add_argument("--players", type=int, default=2, help="players per game")
+    parser.add_argument("--games", type=int, default=4096, help="games run in lockstep")
+    parser.add_argument("--rounds", type=int, default=20000, help="rounds to count")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run's only RNG")
+    parser.add_argument(
+        "--rule",
+        dest="overrides",
+        action="append",
+        type=_parse_override,
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one rule of the preset (repeatable); VALUE is JSON or a bare string",
+    )
+    parser.add_argument(
+        "--policy", choices=POLICIES, default="random-playable", help="how actions are picked"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> SimulationResult:
+    args = build_parser().parse_args(argv)
+    result = simulate(
+        preset=args.preset,
+        players=args.players,
+        games=args.games,
+        rounds=args.rounds,
+        seed=args.seed,
+        overrides=dict(args.overrides),
+        progress=not args.no_progress,
+        policy=args.policy,
+    )
+    print(
+        f"preset={args.preset} players={args.players} games={args.games} policy={args.policy} "
+        f"rounds={result.rounds} seed={args.seed}"
+    )
+    print(f"rules: {result.rules}")
+    print()
+    print(result.summary().to_string(float_format=_fmt, na_rep=""))
+    print()
+    print(result.seats().to_string(float_format=_fmt, na_rep=""))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -11,6 +11,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 # torch is installed first, pinned: an unpinned torch would let pip resolve a multi-GB CUDA
 # build. On this machine a CPU wheel of this version lies on disk and pip's config finds it.
+# The rlcard extra (RLCard 1.2.0: numpy and termcolor only) lets the tests run the peer benchmark.
 TORCH_VERSION ?= 2.13.0
 STAMP  := $(VENV)/install.stamp
 
@@ -18,12 +19,12 @@ STAMP  := $(VENV)/install.stamp
 
 .venv: $(STAMP)
 
-# Re-runs whenever pyproject.toml changes.
-$(STAMP): pyproject.toml
+# Re-runs whenever pyproject.toml or this Makefile changes.
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install torch==$(TORCH_VERSION)
-	$(BIN)/pip install -e '.[dev]'
+	$(BIN)/pip install -e '.[dev,rlcard]'
 	touch $@
 
 train: $(STAMP)

@@ -56,3 +56,17 @@ def test_rlcard_note_when_players_ignored(capsys):
     pytest.importorskip("rlcard")
     rows = run_json(capsys, "--rows", "rlcard-step", "--players", "4")
     assert len(rows) == 1 and rows[0]["players"] == 2 and "ignores" in rows[0]["note"]
+
+
+def test_aec_row_json(capsys):
+    rows = run_json(capsys, "--rows", "aec", "--players", "2", "3")
+    assert [(r["name"], r["players"], r["batch"]) for r in rows] == [("aec", 2, 1), ("aec", 3, 1)]
+    for r in rows:
+        assert KEYS <= r.keys() and r["decisions_per_s"] > 0 and r["step_latency_us"] > 0
+
+
+def test_vector_row_json(capsys, monkeypatch):
+    monkeypatch.setattr(bench, "VECTOR_GAMES", 64)
+    rows = run_json(capsys, "--rows", "vector", "--players", "2")
+    assert [(r["name"], r["players"], r["batch"]) for r in rows] == [("vector", 2, 64)]
+    assert KEYS <= rows[0].keys() and rows[0]["decisions_per_s"] > 0

@@ -9,6 +9,10 @@ Rows (``name``):
 core          ``legal_mask`` -> sample a legal action -> ``step`` -> re-deal finished rounds,
               for a batch of N games in lockstep
 core-obs      the same, plus the acting seat's observation (``observe.observe``) every step
+vector        the native Gymnasium VectorEnv (``UnoVectorEnv``), 4096 games: learner steps, the
+              learner's random legal action from ``info["action_mask"]``, random opponents
+aec           the PettingZoo AEC env (``uno_rl.envs.uno_v1.env()``, wrappers included): one
+              game, ``env.last()`` then a uniformly random legal action from its mask; N = 1
 rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
               uniformly random legal action, ``env.reset`` when the round is over; N = 1
 ============  =================================================================================
@@ -59,7 +63,9 @@ import pandas as pd
 from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
 from uno_rl.core.rng import new_seeds
 
-ROW_KINDS = ("core", "core-obs", "rlcard-step")
+ROW_KINDS = ("core", "core-obs", "aec", "vector", "rlcard-step")
+#: Games in the vector env row.
+VECTOR_GAMES = 4096
 #: Games aged once per player count; every core row starts from copies of them.
 AGED_GAMES = 256
 COLUMNS = [
@@ -160,6 +166,72 @@ def core_row(
     }
 
 
+def aec_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
+    """Random legal play through the wrapped PettingZoo AEC env (``uno_v1.env``), one game.
+
+    Each step is what a PettingZoo user's loop does: ``env.last()`` (the acting agent's
+    observation and mask), a uniformly random legal action, ``env.step``; a finished game is
+    reset. Decisions are agent steps (dead steps at the end of a game included).
+    """
+    from uno_rl.envs import uno_v1
+
+    aec = uno_v1.env(players=players)
+    aec.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def step() -> tuple[int, int]:
+        observation, _, termination, truncation, _ = aec.last()
+        if termination or truncation:
+            aec.step(None)
+        else:
+            legal = np.flatnonzero(observation["action_mask"])
+            aec.step(int(legal[rng.integers(legal.size)]))
+        if not aec.agents:
+            aec.reset()
+            return 1, 1
+        return 1, 0
+
+    return {
+        "name": "aec",
+        "players": players,
+        "batch": 1,
+        **measure(step, seconds, repeats),
+        "bytes_per_game": math.nan,
+        "note": "",
+    }
+
+
+def vector_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
+    """The native Gymnasium VectorEnv (``UnoVectorEnv``), ``VECTOR_GAMES`` games: the learner
+    seat plays uniformly random legal actions from ``info["action_mask"]``, random opponents.
+
+    Decisions are learner steps (``num_envs`` per ``step`` call); the opponents' decisions in
+    between are not counted. Rounds are learner episodes that ended.
+    """
+    from uno_rl.envs.vector import UnoVectorEnv
+
+    env = UnoVectorEnv(num_envs=VECTOR_GAMES, players=players)
+    _, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    mask = info["action_mask"]
+
+    def step() -> tuple[int, int]:
+        nonlocal mask
+        actions = sample_legal_actions(mask, rng)
+        _, _, terminated, truncated, info = env.step(actions)
+        mask = info["action_mask"]
+        return VECTOR_GAMES, int(np.count_nonzero(terminated | truncated))
+
+    return {
+        "name": "vector",
+        "players": players,
+        "batch": VECTOR_GAMES,
+        **measure(step, seconds, repeats),
+        "bytes_per_game": math.nan,
+        "note": "",
+    }
+
+
 def rlcard_row(players: int, seconds: float, repeats: int, seed: int, done: dict[int, dict]):
     """RLCard's UNO ``env.step`` loop, or None if the player count it runs is in ``done``
 
@@ -225,6 +297,12 @@ def run_bench(
             if kind in rows:
                 for n in batches:
                     add(core_row(p, n, seconds, repeats, seed, with_obs=kind == "core-obs"))
+    if "aec" in rows:
+        for p in players:
+            add(aec_row(p, seconds, repeats, seed))
+    if "vector" in rows:
+        for p in players:
+            add(vector_row(p, seconds, repeats, seed))
     if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
         log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
     elif "rlcard-step" in rows:

@@ -1,0 +1,28 @@
+"""uno_rl.envs: adapters from the batched core to standard RL interfaces.
+
+* :mod:`.uno_v1`: the PettingZoo AEC environment (``env``, ``raw_env``) and its turn-based
+  parallel view (``parallel_env``). Importing this package registers it in PettingZoo's
+  registries as ``uno_rl/uno-v1`` (``pettingzoo.make("aec", "uno_rl/uno-v1", players=4)``;
+  ``"uno_rl/uno_v1"`` is accepted too and normalized to the same id).
+* :mod:`.registration`: registers the Gymnasium envs (``uno_rl/Uno-v1``) on import.
+* :mod:`.game`: :class:`SingleGame`, one game over the core, shared by the single-game envs.
+* :mod:`.render`: the text rendering with ANSI-colored cards.
+"""
+
+from __future__ import annotations
+
+from pettingzoo import aec_registry, parallel_registry, register
+
+from . import game, registration, render, uno_v1
+from .game import SingleGame
+
+__all__ = ["ENV_ID", "SingleGame", "game", "registration", "render", "uno_v1"]
+
+#: PettingZoo registry id of the UNO environment (namespace ``uno_rl``, version 1).
+ENV_ID = "uno_rl/uno-v1"
+
+# Registered once per process (re-importing or reloading does not warn about overriding).
+if ENV_ID not in aec_registry:
+    register("aec", ENV_ID, entry_point="uno_rl.envs.uno_v1:env")
+if ENV_ID not in parallel_registry:
+    register("parallel", ENV_ID, entry_point="uno_rl.envs.uno_v1:parallel_env")

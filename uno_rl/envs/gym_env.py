@@ -1,0 +1,363 @@
+"""A single-agent Gymnasium env: one learner seat against opponents, registered as ``uno_rl/Uno-v1``.
+
+:class:`UnoEnv` plays one game (:class:`~uno_rl.envs.game.SingleGame`, the rules for one
+game, held to the batched core decision by decision).
+The learner holds one seat (``learner_seat``, default 0, or ``"random"`` per episode); the
+opponents play every other seat automatically, so each :meth:`~UnoEnv.step` is one learner
+decision followed by the opponents' decisions until the learner must act again or the
+episode ends::
+
+    import gymnasium
+    import uno_rl.envs.registration  # or: import uno_rl.envs
+
+    env = gymnasium.make("uno_rl/Uno-v1", players=3, stacking="any")
+    obs, info = env.reset(seed=0)
+    action = env.action_space.sample(info["action_mask"].astype(np.int8))
+    obs, reward, terminated, truncated, info = env.step(action)
+
+Spaces: the observation is the learner's own view, a ``Box`` of ``(349,)`` float32 with
+per-value bounds (the pieces of :mod:`uno_rl.core.observe_layout`, bounds from
+:func:`uno_rl.envs.uno_v1.observation_bounds`); the action space is ``Discrete(77)``
+(:mod:`uno_rl.core.actions`). The legal actions are ``info["action_mask"]``, a ``(77,)``
+bool array on every reset and step (all False once the episode is over), and
+:meth:`UnoEnv.action_masks` returns the same mask (what sb3-contrib's ``MaskablePPO``
+calls).
+
+Episodes and rewards (the same as :class:`uno_rl.envs.vector.UnoVectorEnv`):
+
+* An episode is one round, or one match under ``match=true``. ``terminated`` when it is
+  won; ``truncated`` when the core truncates the round at ``max_turns`` (a draw, reward 0;
+  in a match a truncated round is just a drawn round and the match goes on).
+* The reward of a step is the learner's share of every round that ended during it (its own
+  decision and the opponents' that followed): nonzero only when a round ends
+  (``win-loss``: +1 / -1/(P-1); ``points``: see the rules).
+* An episode that ends before the learner's first decision (the opponents win at once,
+  e.g. with ``hand_size=1``) is not an episode of the learner: it is dealt again, and
+  :attr:`UnoEnv.skipped_deals` counts these. In a match, rounds that end before the
+  learner's first decision pay their reward with that first decision's step.
+* At the end of an episode ``info`` also holds ``winner`` (the seat that won the last
+  round, -1 for none), and in a match ``match_winner`` and ``scores``.
+
+Illegal actions. ``illegal_action="penalize"`` (the default, and what ``uno_rl/Uno-v1``
+registers) follows PettingZoo's ``TerminateIllegalWrapper``: an illegal action ends the
+episode at once with reward ``illegal_reward`` (-1), ``terminated=True``, the game left
+untouched and ``info["illegal_action"] = True``. This is what lets Gymnasium's
+``check_env`` pass honestly: it steps with unmasked ``action_space.sample()`` actions, most
+of which are illegal in UNO; a masked learner never sees the penalty.
+``illegal_action="raise"`` raises the ``ValueError`` of :class:`SingleGame` instead (naming
+the action, its meaning and the legal actions; nothing changes). Either way an action that
+is not one integer in ``[0, 77)`` raises at the call (``TypeError`` for a wrong type such
+as ``float``, ``bool``, ``str`` or ``None``; ``ValueError`` out of range).
+
+Opponents: ``None`` (uniformly random legal play), one callable for every opponent seat,
+or a sequence of ``P - 1`` callables, ``opponents[i]`` sitting ``i + 1`` seats clockwise of
+the learner. An opponent is called as ``opponent(observation, action_mask, rng) -> int``
+with its own view ``(349,)`` float32, its legal actions ``(77,)`` bool and the env's
+``numpy.random.Generator``. An opponent with an attribute ``needs_observation = False`` gets
+``None`` instead of the observation. :func:`single_opponent` adapts a batched agent
+(``act(observations (k, 349), masks (k, 77), rng) -> (k,)``, the protocol of
+:class:`~uno_rl.envs.vector.UnoVectorEnv`) to this protocol.
+
+Seeding: ``reset(seed=...)`` seeds ``self.np_random`` (Gymnasium's convention); each
+episode's deal seed, a random learner seat and the opponents' randomness all come from
+it. ``reset(options={"deal_seed": s})`` replays the deal ``s`` (duplicate deals; the deal
+actually played is ``info["deal_seed"]``) and ``options={"learner_seat": k}`` seats the
+learner at ``k`` for that episode. Other option keys raise ``ValueError``.
+
+Bad input raises at construction (unknown preset or rules key, player count outside 2 to
+10: :class:`uno_rl.core.RulesError`; bad ``learner_seat``, ``opponents``,
+``illegal_action``, ``illegal_reward`` or ``render_mode``: ``TypeError`` / ``ValueError``)
+or at the call (see above). ``step()`` before ``reset()`` or after the episode ended raises
+``gymnasium.error.ResetNeeded``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+
+from uno_rl.core.actions import NUM_ACTIONS, action_name
+from uno_rl.core.engine import match_winner, sample_legal_actions
+from uno_rl.core.reference import StepOutcome
+from uno_rl.core.rules import Rules
+
+from .game import SingleGame, check_action
+from .render import render_text
+from .uno_v1 import observation_bounds
+from .vector import check_learner_seat, check_opponents, load_env_rules
+
+__all__ = ["Opponent", "UnoEnv", "random_opponent", "single_opponent"]
+
+#: ``opponent(observation (349,) float32 | None, action_mask (77,) bool, rng) -> int``
+Opponent = Callable[[np.ndarray | None, np.ndarray, np.random.Generator], int]
+
+ILLEGAL_ACTION_POLICIES = ("penalize", "raise")
+
+
+def random_opponent(
+    observation: np.ndarray | None, action_mask: np.ndarray, rng: np.random.Generator
+) -> int:
+    """A uniformly random legal action (the same draw as the vector env's random opponent)."""
+    return int(sample_legal_actions(action_mask[None, :], rng)[0])
+
+
+random_opponent.needs_observation = False  # type: ignore[attr-defined]
+
+
+def single_opponent(batched: Callable) -> Opponent:
+    """A one-game opponent from a batched one (``(k, 349), (k, 77), rng -> (k,)``), at k = 1."""
+    if not callable(batched):
+        raise TypeError(f"single_opponent needs a callable, got {type(batched).__name__}")
+
+    def opponent(observation, action_mask, rng) -> int:
+        observations = None if observation is None else observation[None, :]
+        return int(np.asarray(batched(observations, action_mask[None, :], rng)).reshape(-1)[0])
+
+    opponent.needs_observation = getattr(batched, "needs_observation", True)  # type: ignore[attr-defined]
+    return opponent
+
+
+class UnoEnv(gymnasium.Env):
+    """UNO for one learner seat against opponents; the module docstring is its documentation.
+
+    Args:
+        preset: preset name, path of a preset TOML file, or a :class:`~uno_rl.core.Rules`.
+        players: number of players (2 to 10); ``None`` keeps the preset's.
+        learner_seat: the learner's seat, or ``"random"`` (drawn each episode).
+        opponents: ``None`` (random legal play), one callable, or ``P - 1`` callables.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+            (printed after every reset and step).
+        illegal_action: ``"penalize"`` (end the episode with ``illegal_reward``) or
+            ``"raise"`` (``ValueError``).
+        illegal_reward: the reward of a penalized illegal action.
+        **rule_overrides: rule switches applied on top of the preset.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        preset: str | os.PathLike[str] | Rules = "official",
+        players: int | None = None,
+        learner_seat: int | str = 0,
+        opponents: Opponent | Sequence[Opponent] | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        illegal_reward: float = -1.0,
+        **rule_overrides: Any,
+    ):
+        self.rules: Rules = load_env_rules(preset, players, rule_overrides)
+        p = self.rules.players
+        self._fixed_seat = check_learner_seat(learner_seat, p)
+        self._opponents = check_opponents(opponents, p, random_opponent)
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
+            )
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float):
+            raise TypeError(f"illegal_reward must be a number, got {illegal_reward!r}")
+        if not math.isfinite(illegal_reward):
+            raise ValueError(f"illegal_reward must be finite, got {illegal_reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+
+        low, high = observation_bounds(self.rules)
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+
+        self._game = SingleGame(self.rules)
+        #: The learner's seat in the current episode.
+        self.learner_seat: int = self._fixed_seat or 0
+        #: Episodes that ended before the learner's first decision and were dealt again.
+        self.skipped_deals = 0
+        self._fresh = True  # the learner has not acted yet in this episode
+        self._carry = 0.0  # reward earned before that first decision (a match)
+        self._over = False  # the episode is over (reset needed)
+        self._deal_seed = 0  # deal seed of the episode's first round
+        self._round_winner = -1  # winner of the last round that ended (-1: none, a draw)
+
+    @property
+    def game(self) -> SingleGame:
+        """The underlying one-game facade (its ``state`` is a core State copy, N = 1)."""
+        return self._game
+
+    # ------------------------------------------------------------------- reset
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a new episode; see the module docstring for ``seed`` and ``options``."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        deal_seed = options.pop("deal_seed", None)
+        seat = options.pop("learner_seat", None)
+        if options:
+            raise ValueError(
+                f"unknown reset options {sorted(options)}; allowed: 'deal_seed', 'learner_seat'"
+            )
+        if seat is not None:
+            seat = check_learner_seat(seat, self.rules.players)
+            if seat is None:
+                raise ValueError("options['learner_seat'] must be a seat number, not 'random'")
+        self._new_episode(deal_seed, seat)
+        while True:
+            _, over, _ = self._play_opponents()
+            if not over:
+                break
+            self.skipped_deals += 1  # the episode ended before the learner's first decision
+            self._new_episode(None, seat)
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info(over=False)
+
+    def _new_episode(self, deal_seed: int | None, seat: int | None) -> None:
+        # The same draws, in the same order, as UnoVectorEnv: deal seed, then seat.
+        self._game.reset(self.np_random, deal_seed)
+        self._deal_seed = self._game.deal_seed
+        if seat is not None:
+            self.learner_seat = seat
+        elif self._fixed_seat is None:
+            self.learner_seat = int(self.np_random.integers(0, self.rules.players, size=1)[0])
+        else:
+            self.learner_seat = self._fixed_seat
+        self._fresh = True
+        self._carry = 0.0
+        self._over = False
+
+    # -------------------------------------------------------------------- step
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The learner's ``action``, then the opponents until the learner acts again or the end."""
+        game = self._game
+        if game.game is None:
+            raise ResetNeeded("call reset() before step()")
+        if self._over:
+            raise ResetNeeded("the episode is over; call reset() before step()")
+        a = check_action(action)
+        if not game.legal_mask()[a] and self.illegal_action == "penalize":
+            self._over = True
+            info = self._info(over=True)
+            info["illegal_action"] = True
+            if self.render_mode == "human":
+                self.render()
+            return self._observe(), self.illegal_reward, True, False, info
+        result = game.step(a)  # raises ValueError for an illegal action ("raise")
+        self._fresh = False
+        reward = self._carry
+        self._carry = 0.0
+        r, over, truncated = self._book(result)
+        reward += r
+        if not over:
+            r, over, truncated = self._play_opponents()
+            reward += r
+        self._over = over
+        info = self._info(over)
+        if over:
+            self._final_info(info)
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), float(reward), over and not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """(77,) bool: the learner's legal actions now (all False once the episode is over)."""
+        if self._game.game is None:
+            raise ResetNeeded("call reset() before action_masks()")
+        if self._over:
+            return np.zeros(NUM_ACTIONS, bool)
+        return self._game.legal_mask().astype(bool)
+
+    # ----------------------------------------------------------------- helpers
+    def _book(self, result: StepOutcome) -> tuple[float, bool, bool]:
+        """The learner's reward of one decision, whether the episode ended, truncated."""
+        r = float(result.rewards[self.learner_seat])
+        over = bool(result.match_over if self.rules.match else result.round_over)
+        truncated = over and not self.rules.match and bool(result.truncated)
+        if result.round_over:
+            self._round_winner = int(result.winner)
+        if self._fresh:  # before the learner's first decision: paid with it
+            self._carry += r
+            return 0.0, over, truncated
+        return r, over, truncated
+
+    def _play_opponents(self) -> tuple[float, bool, bool]:
+        """Opponents act until the learner must act or the episode ends."""
+        game, seat, p = self._game, self.learner_seat, self.rules.players
+        reward, over, truncated = 0.0, False, False
+        while not game.over and game.actor != seat:
+            actor = game.actor
+            offset = (actor - seat) % p
+            opponent = self._opponents[offset - 1]
+            mask = game.legal_mask().astype(bool)
+            observation = (
+                game.observe(actor)
+                if getattr(opponent, "needs_observation", True) is not False
+                else None
+            )
+            action = opponent(observation, mask, self.np_random)
+            who = f"opponent {offset - 1} ({offset} seat(s) after the learner, seat {actor})"
+            try:
+                a = check_action(action)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"{who} returned a bad action: {error}") from None
+            if not mask[a]:
+                legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask))
+                raise ValueError(
+                    f"{who} returned illegal action {a} ({action_name(a)}); legal actions: {legal}"
+                )
+            result = game.step(a)
+            r, over, truncated = self._book(result)
+            reward += r
+        return reward, over, truncated
+
+    def _observe(self) -> np.ndarray:
+        return self._game.observe(self.learner_seat)
+
+    def _info(self, over: bool) -> dict[str, Any]:
+        mask = np.zeros(NUM_ACTIONS, bool) if over else self._game.legal_mask().astype(bool)
+        return {
+            "action_mask": mask,
+            "learner_seat": self.learner_seat,
+            "deal_seed": self._deal_seed,
+        }
+
+    def _final_info(self, info: dict[str, Any]) -> None:
+        info["winner"] = self._round_winner
+        if self.rules.match:
+            state = self._game.state  # a State copy of the game: once per episode
+            info["match_winner"] = int(match_winner(state)[0])
+            info["scores"] = state.scores[0].copy()
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        """The text table of :func:`uno_rl.envs.render.render_text` (learner's seat marked)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                'Pass render_mode="ansi" or "human" to UnoEnv (or gymnasium.make).'
+            )
+            return None
+        if self._game.game is None:
+            raise ResetNeeded("call reset() before render()")
+        names = [
+            "learner" if k == self.learner_seat else f"player_{k}"
+            for k in range(self.rules.players)
+        ]
+        text = render_text(self._game.state, 0, names, title="Uno-v1")
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,485 @@
+# noqa: D212, D415
+"""
+# UNO
+
+| Creation           | `pettingzoo.make("aec", "uno_rl/uno-v1")` or `uno_rl.envs.uno_v1.env()` |
+|--------------------|------------------------------------------------------------------------|
+| Parallel view      | `pettingzoo.make("parallel", "uno_rl/uno-v1")` or `uno_v1.parallel_env()` (turn-based) |
+| Actions            | Discrete                                                               |
+| Agents             | `agents = ['player_0', ..., 'player_{P-1}']`                          |
+| Number of agents   | 2 to 10                                                                |
+| Action shape       | (1)                                                                    |
+| Action values      | [0, 76]                                                                |
+| Observation shape  | (349,) float32, plus a (77,) int8 action mask                         |
+| Observation values | see the table below                                                   |
+
+UNO for 2 to 10 players, exactly as people play it: the official Mattel rules by default
+(with the +4 bluff and its challenge) and every common house rule as a named switch. The
+game is `uno_rl.core`, a vectorized NumPy engine; this environment plays one game of it.
+Register it with `import uno_rl.envs` (which registers `uno_rl/uno-v1` in both PettingZoo
+registries), or import this module directly.
+
+```python
+from uno_rl.envs import uno_v1
+
+env = uno_v1.env(preset="official", players=4, render_mode="ansi")
+env.reset(seed=0)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    if termination or truncation:
+        action = None
+    else:
+        action = env.action_space(agent).sample(observation["action_mask"])
+    env.step(action)
+env.close()
+```
+
+### Arguments
+
+``` python
+uno_v1.env(preset="official", players=None, render_mode=None, **rule_overrides)
+```
+
+`preset`: a preset name (see below), the path of a preset TOML file, or a
+`uno_rl.core.Rules` object.
+
+`players`: number of players, 2 to 10 (default: the preset's, 2 for the shipped presets).
+
+`render_mode`: `None`, `"ansi"` (`render()` returns the text) or `"human"` (printed after
+every reset and step).
+
+`rule_overrides`: any rule switch, e.g. `stacking="any"`, `match=True`.
+
+An unknown preset (the message lists the available ones), an unknown rules key, a bad value
+or a player count outside 2 to 10 raise `uno_rl.core.RulesError` (a `ValueError`) naming it.
+
+### Agents and turns
+
+Agent `player_k` sits at seat `k`; play starts left of a random dealer and goes clockwise
+(seat order) until a Reverse. A turn may take several decisions (draw, then play or keep
+the drawn card; answer a +4; choose a seven-zero target; ...), so the same agent may be
+selected several times in a row, and an agent may be asked out of turn (the victim of a
++2/+4, a jump-in candidate). `agent_selection` is always the player the rules ask now.
+
+### Observation space
+
+The observation is a dict: `'observation'`, the agent's own view of the game as one flat
+`float32` vector of 349 values, and `'action_mask'`, a `(77,) int8` vector with 1 for every
+legal action. The mask is all zeros for every agent except the one to act. Nothing hidden
+is in the observation: other hands appear only as sizes (tested in `uno_rl.core`). Seats
+are relative to the observer (0 = the observer, 1 = the next seat clockwise, ...); slots
+beyond the number of players are 0.
+
+| piece            | size | content |
+|------------------|------|---------|
+| `hand`           | 54   | count of each card kind in the observer's hand |
+| `top_card`       | 54   | one-hot kind of the discard pile's top card |
+| `color`          | 4    | one-hot current color (all 0 before a first-card Wild gets its color) |
+| `direction`      | 1    | +1 clockwise, -1 counter-clockwise |
+| `phase`          | 8    | one-hot phase (play, drawn, respond, target, multi, color, jump, over) |
+| `actor`          | 10   | one-hot relative seat of the player to act (all 0 when over) |
+| `pending_draw`   | 1    | cards the victim of a +2/+4 chain will draw |
+| `hand_sizes`     | 10   | hand size of each seat, relative seat order |
+| `players`        | 9    | one-hot number of players (2 .. 10) |
+| `discard`        | 54   | count of each kind in the discard pile (cards seen since the last reshuffle) |
+| `draw_pile_size` | 1    | cards left in the draw pile |
+| `drawn_card`     | 54   | one-hot card the observer just drew (drawn phase, observer acting) |
+| `previous_color` | 4    | while a +4 is on top: one-hot color before it (what a challenge checks) |
+| `draw4_player`   | 10   | while a +4 is on top: one-hot relative seat of who played it |
+| `revealed_hand`  | 54   | the hand a challenge by the observer revealed (last one this round) |
+| `revealed_seat`  | 10   | one-hot relative seat whose hand that was |
+| `scores`         | 10   | match scores / `match_target`, relative seat order |
+| `progress`       | 1    | decisions so far this round / `max_turns` |
+
+Card kinds: `kind = color * 13 + rank` for colored cards (colors red, yellow, green, blue;
+ranks 0-9, 10 Skip, 11 Reverse, 12 +2), 52 Wild, 53 Wild Draw Four. The pieces' positions
+are `uno_rl.core.observe_layout.SLICES`. The space is a `Box` with per-value bounds (counts
+of a kind at most its copies in the deck, card counts at most 108, one-hots in [0, 1],
+direction in [-1, 1]).
+
+### Action space
+
+One fixed `Discrete(77)` space for every rule set; the mask says what is legal now.
+
+| action    | meaning |
+|-----------|---------|
+| 0 ... 51  | play the colored card of that kind |
+| 52 ... 55 | play a Wild, naming red, yellow, green, blue |
+| 56 ... 59 | play a +4, naming red, yellow, green, blue |
+| 60        | draw |
+| 61        | pass (keep the drawn card, stop a multi-play, decline a jump-in) |
+| 62        | challenge the +4 just played on you |
+| 63        | accept the pending draws |
+| 64 ... 72 | (seven-zero) swap hands with the player 1 ... 9 seats clockwise |
+| 73 ... 76 | name the color of a first-card Wild (red, yellow, green, blue) |
+
+`uno_rl.core.action_name(a)` gives an action's meaning in words.
+
+Illegal actions: `env()` follows PettingZoo's classic environments (its
+`TerminateIllegalWrapper`): an illegal action ends the game at once with a reward of -1 for
+the agent that made it and 0 for everyone else (all agents' terminations and truncations
+become True). `raw_env` has no such policy: it raises `ValueError` naming the action, its
+meaning and the legal actions, and leaves the game untouched. Both raise at the call for an
+action that is not one integer in [0, 77) (`TypeError` for a wrong type such as `None`
+for a live agent, `bool`, `float`, `str`; `ValueError` for out of range or an array that is
+not 0-d).
+
+### Rewards
+
+Rewards are zero-sum and paid when a round ends; every other step pays 0.
+
+| `reward` switch    | winner                       | each loser |
+|--------------------|------------------------------|------------|
+| `win-loss` (default) | +1                         | -1 / (P - 1) |
+| `points`           | + the card points left in the losers' hands | - own card points |
+
+Card points: number cards face value, Skip / Reverse / +2 20, Wild and +4 50. A round
+that reaches `max_turns` decisions is truncated: everyone gets 0 and every agent is
+truncated (not terminated).
+
+### Episodes and infos
+
+Without `match` an episode is one round. With `match=True` (the `kids` preset) an episode
+is a whole match: rounds follow each other inside the episode, each round's rewards are
+paid at the step that ends it, and the episode terminates when the match is decided. At
+the end of an episode every agent's info holds `winner` (agent name of the last round's
+winner, or `None`), `points` (card points the last round's losers held), `truncated`,
+`decisions` (decisions of the last round) and, in a match, `scores` (per agent) and
+`match_winner`. During play infos are empty (the parallel view adds `active_agent`).
+
+`reset(seed=...)` seeds the environment's `numpy.random.Generator`, from which each reset
+draws one deal seed; everything random in a round derives from that deal seed, so the same
+seed and actions replay the same game. `reset(options={"deal_seed": s})` replays the deal
+`s` (duplicate deals); other option keys are ignored.
+
+### Rule switches and presets
+
+Rules are a frozen, validated `uno_rl.core.Rules`; presets are TOML files in the
+repository's `envs/` folder.
+
+| preset       | rules |
+|--------------|-------|
+| `official`   | official Mattel rules: challengeable +4 bluff, no stacking, single rounds |
+| `house`      | any draw card stacks on any, draw until playable, no +4 challenge |
+| `kids`       | a match: the first to win 3 rounds wins, no points to count |
+| `no-bluff`   | official rules, but an illegal +4 cannot be played at all |
+| `party`      | stacking of any draw card, seven-zero and jump-in |
+| `seven-zero` | official rules plus seven-zero (a 7 swaps hands, a 0 rotates all hands) |
+
+| switch | values (default first) | meaning |
+|---|---|---|
+| `players` | 2 ... 10 | seats |
+| `hand_size` | 7, 1 ... 20 | cards dealt to each player |
+| `drawn_card` | `may-play`, `must-play`, `may-not-play` | after drawing a playable card |
+| `draw_until_playable` | false, true | keep drawing until a playable card comes |
+| `draw_four_legal` | `no-current-color`, `no-playable-card` | when a +4 is legal |
+| `bluffing` | `allowed`, `forbidden` | an illegal +4 is a (challengeable) bluff, or masked |
+| `caught_bluffer` | `draws-4`, `takes-back` | what a caught bluffer does |
+| `stacking` | `none`, `same`, `any` | +2 on +2 and +4 on +4, or any draw card on any |
+| `wild_cancels_draw` | false, true | a Wild answers a pending +2/+4 and cancels it |
+| `multi_play` | false, true | several cards of one number in one turn |
+| `seven_zero` | false, true | 7 swaps hands with a chosen player, 0 rotates all hands |
+| `jump_in` | false, true | the identical colored card may be played out of turn |
+| `last_card` | `any`, `no-draw-four`, `no-wild` | what may not be the last card |
+| `first_card_effects` | true, false | the first turned card's effect applies |
+| `first_wild_color_by` | `first-player`, `dealer` | who names a first-card Wild's color |
+| `uno_forget_prob`, `uno_catch_prob`, `uno_penalty` | 0, 1, 2 | forgetting to call UNO, being caught, cards drawn |
+| `scoring` | `winner-takes`, `losers-add`, `rounds` | the three scoring schools |
+| `match`, `match_target` | false, 500 | play matches to a target (points, or rounds won) |
+| `dealer` | `random`, `rotate` | dealer each round (rotation needs a match) |
+| `reward` | `win-loss`, `points` | per-round zero-sum reward |
+| `max_turns` | 1000 | decisions after which a round is truncated (a draw) |
+
+### Rendering
+
+`render()` draws a text table: the top card and the current color, the direction of play,
+the draw pile and pending draws, every player's hand size (and match score), who acts and
+in which phase, that player's hand and legal actions. Cards are colored with ANSI codes
+(red, yellow, green, blue; wilds bold magenta). `"ansi"` returns the string, `"human"`
+prints it.
+
+### Version history
+
+* v1: first release (uno_rl 0.1.0).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+from uno_rl.core.actions import NUM_ACTIONS
+from uno_rl.core.cards import DECK_SIZE, KIND_COPIES, KIND_POINTS
+from uno_rl.core.engine import match_winner
+from uno_rl.core.observe_layout import OBS_SIZE, SLICES
+from uno_rl.core.rules import Rules, load_rules
+
+from .classic import ClassicWrapper
+from .game import SingleGame, check_action
+from .render import render_text
+
+__all__ = ["ActionCheckWrapper", "env", "observation_bounds", "parallel_env", "raw_env"]
+
+#: Card points of the whole deck: an upper bound of what one round can score.
+_DECK_POINTS = int((KIND_POINTS.astype(np.int64) * KIND_COPIES).sum())
+
+
+def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) float32 bounds of every observation value under ``rules``."""
+    low = np.zeros(OBS_SIZE, np.float32)
+    high = np.ones(OBS_SIZE, np.float32)
+    for piece in ("hand", "discard", "revealed_hand"):
+        high[SLICES[piece]] = KIND_COPIES
+    low[SLICES["direction"]] = -1.0
+    for piece in ("pending_draw", "hand_sizes", "draw_pile_size"):
+        high[SLICES[piece]] = DECK_SIZE
+    # A score reaches at most target - 1 before the round that ends the match, which adds
+    # at most the deck's points (or one round won).
+    high[SLICES["scores"]] = (rules.match_target - 1 + _DECK_POINTS) / rules.match_target
+    return low, high
+
+
+class raw_env(AECEnv):
+    """UNO as a PettingZoo AEC environment; the module docstring is its documentation.
+
+    Args:
+        preset: preset name, path of a preset TOML file, or a :class:`~uno_rl.core.Rules`.
+        players: number of players (2 to 10); ``None`` keeps the preset's.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        **rule_overrides: rule switches applied on top of the preset.
+
+    An illegal action raises ``ValueError`` here; :func:`env` adds PettingZoo's
+    terminate-on-illegal policy.
+    """
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "uno_v1",
+        "is_parallelizable": False,  # turn-based: use turn_based_aec_to_parallel
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        preset: str | os.PathLike[str] | Rules = "official",
+        players: int | None = None,
+        render_mode: str | None = None,
+        **rule_overrides: Any,
+    ):
+        super().__init__()
+        if not isinstance(preset, str | os.PathLike | Rules):
+            raise TypeError(
+                "preset must be a preset name, the path of a preset TOML file or a "
+                f"uno_rl.core.Rules, got {type(preset).__name__} {preset!r}"
+            )
+        if players is not None:
+            rule_overrides["players"] = players
+        self.rules: Rules = load_rules(preset, **rule_overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+
+        p = self.rules.players
+        self.possible_agents = [f"player_{k}" for k in range(p)]
+        self.agents = self.possible_agents[:]
+        self._seats = {agent: k for k, agent in enumerate(self.possible_agents)}
+        low, high = observation_bounds(self.rules)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+
+        self._game = SingleGame(self.rules)
+        self.np_random: np.random.Generator | None = None
+        self.np_random_seed: int | None = None
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[0]
+        self._rewards_pending = False  # self.rewards holds a nonzero step reward
+        self._skip_agent_selection = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> SingleGame:
+        """The underlying one-game facade (its ``state`` is the core State)."""
+        return self._game
+
+    # ------------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new episode. ``seed`` reseeds the env's generator; ``options`` may hold
+        ``deal_seed`` to replay a deal (other keys are ignored)."""
+        if seed is not None or self.np_random is None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        deal_seed = options.get("deal_seed") if options else None
+        self._game.reset(self.np_random, deal_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._rewards_pending = False
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[self._game.actor]
+        if self.render_mode == "human":
+            self.render()
+
+    # ----------------------------------------------------------------- observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s own view: ``{"observation": (349,) float32, "action_mask": (77,) int8}``."""
+        seat = self._seats.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        game = self._game
+        if seat == game.actor:
+            mask = game.legal_mask().copy()
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": game.observe(seat), "action_mask": mask}
+
+    # -------------------------------------------------------------------- step
+    def step(self, action) -> None:
+        """The selected agent takes ``action`` (``None`` once it is terminated or truncated).
+
+        Raises:
+            TypeError, ValueError: not one integer in [0, 77), or an illegal action (the
+                message names it and the legal actions); nothing changes.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._game
+        result = game.step(action)
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        if self._rewards_pending:
+            for name in rewards:
+                rewards[name] = 0.0
+            self._rewards_pending = False
+        if result.round_over:
+            for name, value in zip(self.possible_agents, result.rewards):
+                rewards[name] = value
+            self._rewards_pending = True
+            self._accumulate_rewards()
+            if game.over:
+                self._end_episode(result)
+                return
+        self.agent_selection = self.possible_agents[game.actor]
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_episode(self, result) -> None:
+        truncated = result.truncated
+        self.terminations = dict.fromkeys(self.agents, not truncated)
+        self.truncations = dict.fromkeys(self.agents, truncated)
+        winner = result.winner
+        info: dict[str, Any] = {
+            "winner": self.possible_agents[winner] if winner >= 0 else None,
+            "points": result.points,
+            "truncated": truncated,
+            "decisions": result.decisions,
+        }
+        if self.rules.match:
+            state = self._game.state
+            scores = state.scores[0].tolist()
+            info["scores"] = dict(zip(self.possible_agents, scores))
+            best = int(match_winner(state)[0])
+            info["match_winner"] = self.possible_agents[best] if best >= 0 else None
+            info["rounds"] = int(state.round_index[0]) + 1
+        self.infos = {agent: dict(info) for agent in self.agents}
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        """The text table (see the module docstring): returned (ansi) or printed (human)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
+            return None
+        state = self._game.state
+        if state is None:
+            raise RuntimeError("call reset() before render()")
+        text = render_text(state, 0, self.possible_agents, title=str(self.metadata["name"]))
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class ActionCheckWrapper(wrappers.BaseWrapper):
+    """Rejects a malformed action at the call with a ``TypeError`` / ``ValueError`` that
+    names it (see :func:`uno_rl.envs.game.check_action`), before PettingZoo's wrappers see it.
+
+    ``None`` passes for a terminated or truncated agent (its dead step).
+    """
+
+    def step(self, action) -> None:
+        if action is None:
+            agent = self.env.agent_selection
+            if self.env.terminations[agent] or self.env.truncations[agent]:
+                self.env.step(None)
+                return
+        check_action(action)
+        self.env.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's classic wrappers (see the module docstring).
+
+    An illegal action ends the game with -1 for the offender and 0 for the others
+    (``TerminateIllegalWrapper``); a malformed action raises at the call.
+    """
+    return ClassicWrapper(raw_env(**kwargs), illegal_reward=-1)
+
+
+def classic_stack(**kwargs: Any) -> AECEnv:
+    """The same environment behind PettingZoo's own classic wrapper stack, layer by layer
+    (slower: each layer forwards attribute reads); :func:`env` must behave exactly like it."""
+    aec = raw_env(**kwargs)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    aec = ActionCheckWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+def parallel_env(**kwargs: Any):
+    """A parallel view of :func:`env` (``turn_based_aec_to_parallel``): each step takes
+    the action of the agent to act (``infos[agent]["active_agent"]``); others are ignored."""
+    return turn_based_aec_to_parallel(env(**kwargs))

@@ -1,0 +1,514 @@
+"""A native Gymnasium vector env: N games of one learner against opponents, in lockstep.
+
+:class:`UnoVectorEnv` is a :class:`gymnasium.vector.VectorEnv` over one batched core
+:class:`~uno_rl.core.state.State` of ``num_envs`` games (it does not wrap single envs).
+In every game one seat belongs to the learner (``learner_seat``, default 0, or
+``"random"``: drawn per game and episode); the opponents play every other seat
+automatically. Each :meth:`~UnoVectorEnv.step` applies one learner action per game, then
+lets the opponents act, a batch at a time (a Python loop over opponent decisions, never
+over games), until every game waits for its learner again. Registered as the
+``vector_entry_point`` of ``uno_rl/Uno-v1``::
+
+    envs = gymnasium.make_vec("uno_rl/Uno-v1", num_envs=4096, vectorization_mode="vector_entry_point")
+    obs, info = envs.reset(seed=0)
+    actions = uno_rl.core.sample_legal_actions(info["action_mask"], rng)
+    obs, rewards, terminated, truncated, info = envs.step(actions)
+
+Spaces: ``single_observation_space`` is the learner's view, a ``Box`` of ``(349,)`` float32
+(:func:`uno_rl.envs.uno_v1.observation_bounds`); ``single_action_space`` is
+``Discrete(77)``; ``observation_space`` and ``action_space`` are their ``batch_space``
+(``Box (N, 349)`` and ``MultiDiscrete([77] * N)``).
+
+Infos: ``info["action_mask"]`` is an ``(N, 77)`` bool array on every reset and step (with
+``info["_action_mask"]``, all True, after Gymnasium's ``_key`` convention), and
+``info["learner_seat"]`` ``(N,)`` the learner's seat in each game. Rewards are float32
+``(N,)``, ``terminated`` and ``truncated`` bool ``(N,)``.
+
+Episodes and rewards (the same as :class:`uno_rl.envs.gym_env.UnoEnv`):
+
+* An episode is one round, or one match under ``match=true``. ``terminated`` when it is
+  won; ``truncated`` when the core truncates the round at ``max_turns`` (a draw, reward 0;
+  in a match a truncated round is just a drawn round and the match goes on).
+* The reward of a step is the learner's share of every round that ended during it (its own
+  decision and the opponents' that followed): nonzero only when a round ends.
+* An episode that ends before the learner's first decision (the opponents win at once,
+  e.g. with ``hand_size=1``) is not an episode of the learner: the game is dealt again,
+  and :attr:`UnoVectorEnv.skipped_deals` counts these. In a match, rounds that end before
+  the learner's first decision pay their reward with that first decision's step.
+
+Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP``, exactly as
+Gymnasium 1.0 - 1.2 define it (and as ``CartPoleVectorEnv`` does): the step that ends a
+game returns its final observation with ``terminated`` or ``truncated`` True; on the next
+step that game's action is ignored (it is still checked for type and range, not for
+legality), the game is dealt again and its first observation is returned with reward 0 and
+``terminated = truncated = False``. NEXT_STEP is the only mode Gymnasium 1.0 knows, its
+default, and the mode the vector observation wrappers of Gymnasium 1.1 - 1.2 require. In
+the step that ends a game its ``action_mask`` row is all True: the next action of that game
+is ignored, so any action is accepted (and masked samplers never see an empty row);
+``info["learner_seat"]`` there is still the seat of the episode that ended. (On Gymnasium
+1.0, which has no ``AutoresetMode``, the metadata holds the string ``"NextStep"``.)
+
+Speed: a learner step costs about 1.9 core decisions with two players (the learner's and
+the opponents' until its next turn) plus one observation and one legal mask per game; on
+a 2-CPU machine N = 4096 games, 2 players, random opponents give about 330,000 learner
+steps per second (the core alone: 1.3 million decisions per second).
+
+Opponents: ``None`` (uniformly random legal play), one batched callable for every opponent
+seat, or a sequence of ``P - 1`` callables, ``opponents[i]`` sitting ``i + 1`` seats
+clockwise of the learner. A batched opponent is called as
+``opponent(observations, masks, rng) -> actions`` with ``observations`` ``(k, 349)``
+float32 (each acting seat's own view), ``masks`` ``(k, 77)`` bool, the env's
+``numpy.random.Generator``, and returns ``(k,)`` integer legal actions. An opponent with an
+attribute ``needs_observation = False`` (like :func:`random_opponent`) gets ``None`` instead
+of the observations, which saves encoding them. A wrong shape, type or an illegal action
+raises ``ValueError`` / ``TypeError`` naming the opponent, the game and the action.
+
+Seeding: ``reset(seed=...)`` seeds the env's generator (``self.np_random``); deal seeds,
+random learner seats and the opponents' randomness all come from it, so the same seed and
+the same learner actions replay the same games.
+
+Bad input raises at construction (unknown preset or rules key, player count outside 2 to
+10: :class:`uno_rl.core.RulesError`; bad ``num_envs``, ``learner_seat`` or ``opponents``:
+``TypeError`` / ``ValueError``) or at the call (actions of the wrong type: ``TypeError``;
+wrong shape, out of range or illegal: ``ValueError`` naming the game index, the action and
+the legal actions). Nothing is changed by a rejected step. An opponent's bad action is
+found in the middle of a step (the error names the opponent, the game and the action);
+reset the env after it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+from gymnasium.vector.utils import batch_space
+
+from uno_rl.core import engine
+from uno_rl.core.actions import NUM_ACTIONS, action_name
+from uno_rl.core.engine import sample_legal_actions
+from uno_rl.core.observe import observe
+from uno_rl.core.phases import OVER, PHASE_NAMES
+from uno_rl.core.rng import new_seeds
+from uno_rl.core.rules import Rules, load_rules
+from uno_rl.core.state import State
+
+from .uno_v1 import observation_bounds
+
+try:  # Gymnasium >= 1.1; 1.0 has no enum (and only next-step autoreset)
+    from gymnasium.vector import AutoresetMode
+
+    _NEXT_STEP: Any = AutoresetMode.NEXT_STEP
+except ImportError:  # pragma: no cover - gymnasium 1.0
+    _NEXT_STEP = "NextStep"
+
+__all__ = ["BatchedOpponent", "UnoVectorEnv", "load_env_rules", "random_opponent"]
+
+#: ``opponent(observations (k, 349) float32 | None, masks (k, 77) bool, rng) -> (k,) ints``
+BatchedOpponent = Callable[[np.ndarray | None, np.ndarray, np.random.Generator], np.ndarray]
+
+#: Most games the core steps at once.
+MAX_ENVS = 1_000_000
+
+
+def random_opponent(
+    observations: np.ndarray | None, masks: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Batched opponent: a uniformly random legal action per game (ignores observations)."""
+    return sample_legal_actions(masks, rng)
+
+
+random_opponent.needs_observation = False  # type: ignore[attr-defined]
+
+
+def load_env_rules(
+    preset: str | os.PathLike[str] | Rules, players: int | None, overrides: dict[str, Any]
+) -> Rules:
+    """The validated rules of an env's ``preset``, ``players`` and rule overrides."""
+    if not isinstance(preset, str | os.PathLike | Rules):
+        raise TypeError(
+            "preset must be a preset name, the path of a preset TOML file or a "
+            f"uno_rl.core.Rules, got {type(preset).__name__} {preset!r}"
+        )
+    if players is not None:
+        overrides = {**overrides, "players": players}
+    return load_rules(preset, **overrides)
+
+
+def check_learner_seat(learner_seat: int | str, players: int) -> int | None:
+    """The fixed learner seat, or ``None`` for ``"random"``; a clear error otherwise."""
+    if isinstance(learner_seat, str):
+        if learner_seat != "random":
+            raise ValueError(
+                f"learner_seat must be a seat in [0, {players}) or 'random', got {learner_seat!r}"
+            )
+        return None
+    if isinstance(learner_seat, bool) or not isinstance(learner_seat, int | np.integer):
+        raise TypeError(
+            f"learner_seat must be an int in [0, {players}) or 'random', got "
+            f"{type(learner_seat).__name__} {learner_seat!r}"
+        )
+    if not 0 <= int(learner_seat) < players:
+        raise ValueError(
+            f"learner_seat must be in [0, {players}) for {players} players, got {learner_seat}"
+        )
+    return int(learner_seat)
+
+
+def check_opponents(opponents: Any, players: int, default: Callable) -> tuple[Callable, ...]:
+    """``P - 1`` callables, one per opponent seat (clockwise from the learner)."""
+    need = players - 1
+    if opponents is None:
+        return (default,) * need
+    if callable(opponents):
+        return (opponents,) * need
+    if isinstance(opponents, str | bytes) or not isinstance(opponents, Sequence):
+        raise TypeError(
+            "opponents must be None, a callable, or a sequence of one callable per other seat, "
+            f"got {type(opponents).__name__}"
+        )
+    if len(opponents) != need:
+        raise ValueError(
+            f"opponents must have one entry per other seat: {players} players need {need}, "
+            f"got {len(opponents)}"
+        )
+    for i, fn in enumerate(opponents):
+        if not callable(fn):
+            raise TypeError(f"opponents[{i}] is not callable: {type(fn).__name__} {fn!r}")
+    return tuple(opponents)
+
+
+#: The per-game array fields of a State (those of ``State.arrays()``).
+_ARRAYS = tuple(f.name for f in dataclasses.fields(State) if f.name not in ("rules", "_mask"))
+
+
+def _take(state: State, games: np.ndarray) -> State:
+    """A copy of ``games`` of ``state`` (all of it, uncopied, when ``games`` is every game).
+
+    Like ``State.take``, with one copy per array instead of two (this is the hot path).
+    """
+    if games.size == state.num_games:
+        return state
+    return State(rules=state.rules, **{name: getattr(state, name)[games] for name in _ARRAYS})
+
+
+def _put(state: State, games: np.ndarray, sub: State) -> None:
+    """Write the games of ``sub`` (taken with :func:`_take`) back into ``state``."""
+    if sub is state:
+        return
+    for name in _ARRAYS:
+        getattr(state, name)[games] = getattr(sub, name)
+    state.invalidate()
+
+
+class UnoVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games of UNO, one learner seat each, over one batched core State.
+
+    Args:
+        num_envs: games in lockstep (1 to 1,000,000).
+        preset: preset name, path of a preset TOML file, or a :class:`~uno_rl.core.Rules`.
+        players: number of players (2 to 10); ``None`` keeps the preset's.
+        learner_seat: the learner's seat in every game, or ``"random"`` (drawn per game and
+            episode from the env's generator).
+        opponents: ``None`` (random legal play), one batched callable, or ``P - 1`` of them
+            (see the module docstring).
+        render_mode: must be ``None`` (no rendering for the batch).
+        **rule_overrides: rule switches applied on top of the preset.
+
+    The module docstring documents episodes, rewards, autoreset and bad input.
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": _NEXT_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        preset: str | os.PathLike[str] | Rules = "official",
+        players: int | None = None,
+        learner_seat: int | str = 0,
+        opponents: BatchedOpponent | Sequence[BatchedOpponent] | None = None,
+        render_mode: str | None = None,
+        **rule_overrides: Any,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise TypeError(
+                f"num_envs must be an int in [1, {MAX_ENVS}], got {type(num_envs).__name__} "
+                f"{num_envs!r}"
+            )
+        if not 1 <= int(num_envs) <= MAX_ENVS:
+            raise ValueError(f"num_envs must be in [1, {MAX_ENVS}], got {num_envs}")
+        if render_mode is not None:
+            raise ValueError(
+                f"UnoVectorEnv does not render: render_mode must be None, got {render_mode!r}"
+            )
+        self.rules: Rules = load_env_rules(preset, players, rule_overrides)
+        n, p = int(num_envs), self.rules.players
+        self.num_envs = n
+        self.render_mode = None
+        self._fixed_seat = check_learner_seat(learner_seat, p)
+        self.learner_seat = learner_seat
+        self._opponents = check_opponents(opponents, p, random_opponent)
+        self._shared_opponent = all(fn is self._opponents[0] for fn in self._opponents)
+        self._opponents_observe = any(
+            getattr(fn, "needs_observation", True) is not False for fn in self._opponents
+        )
+
+        low, high = observation_bounds(self.rules)
+        self.single_observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+
+        #: The batched core state of all games (``None`` before the first reset). A game
+        #: that ended at the last step already holds its next deal here.
+        self.state: State | None = None
+        #: (N,) int8: the learner's seat in each game.
+        self.seat = np.full(n, self._fixed_seat or 0, np.int8)
+        #: Episodes that ended before the learner's first decision and were dealt again.
+        self.skipped_deals = 0
+        self._fresh = np.ones(n, bool)  # the learner has not acted yet in this episode
+        self._carry = np.zeros(n, np.float64)  # reward earned before that first decision
+        self._done = np.zeros(n, bool)  # the game ended at the previous step (autoreset next)
+        self._mask: np.ndarray | None = None  # legal mask of the state (learner to act)
+        self._rows = np.arange(n)
+
+    # ------------------------------------------------------------------- reset
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal new episodes in every game; ``seed`` (an int) reseeds the env's generator."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
+            raise TypeError(
+                f"seed must be None or one int (it seeds the whole batch), got "
+                f"{type(seed).__name__} {seed!r}"
+            )
+        if options:
+            raise ValueError(f"UnoVectorEnv.reset takes no options, got {sorted(options)}")
+        super().reset(seed=seed)
+        self.state = None
+        self._deal(self._rows)
+        n = self.num_envs
+        self._play_opponents(np.zeros(n), np.zeros(n, bool), np.zeros(n, bool))
+        self._done = np.zeros(self.num_envs, bool)
+        self._mask = engine.legal_mask(self.state)
+        return observe(self.state, self.seat), self._info(self._done, self.seat.copy())
+
+    # -------------------------------------------------------------------- step
+    def step(
+        self, actions
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner action per game, then the opponents until each game waits again.
+
+        Returns ``(observations (N, 349) float32, rewards (N,) float32, terminated (N,) bool,
+        truncated (N,) bool, info)``; see the module docstring for autoreset.
+        """
+        if self.state is None:
+            raise ResetNeeded("call reset() before step()")
+        n = self.num_envs
+        actions = self._check_actions(actions)
+        state, done = self.state, self._done
+        reward = np.zeros(n, np.float64)  # summed in float64, returned as float32
+        ended = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        if done.any():
+            # NEXT_STEP: the games that ended at the previous step were dealt again at its
+            # end; their actions are ignored. One full-batch step still serves every game:
+            # those games take any legal action, then are restored from a snapshot.
+            again = np.flatnonzero(done)
+            live = np.flatnonzero(~done)
+            self._check_legal(live, actions[live])
+            snapshot = state.take(again)
+            actions = actions.copy()
+            actions[again] = self._mask[again].argmax(axis=1)
+            result = engine.step(state, actions)
+            _put(state, again, snapshot)
+        else:
+            live = self._rows
+            self._check_legal(live, actions)
+            result = engine.step(state, actions)
+        self._fresh[live] = False
+        reward[live] += self._carry[live]
+        self._carry[live] = 0.0
+        self._account(
+            live,
+            result.rewards[live, self.seat[live]],
+            (result.match_over if self.rules.match else result.round_over)[live],
+            result.truncated[live],
+            reward,
+            ended,
+            truncated,
+        )
+        self._play_opponents(reward, ended, truncated)
+
+        observations = observe(state, self.seat)  # final observations of the games that ended
+        finished = ended | truncated
+        seats = self.seat.copy()  # the seats of the episodes these observations belong to
+        if finished.any():
+            self._deal(np.flatnonzero(finished))  # their first observation comes next step
+        self._done = finished
+        self._mask = engine.legal_mask(state)
+        rewards = reward.astype(np.float32)
+        info = self._info(finished, seats)
+        return observations, rewards, ended & ~truncated, truncated, info
+
+    # ----------------------------------------------------------------- helpers
+    def _info(self, finished: np.ndarray, seats: np.ndarray) -> dict[str, Any]:
+        mask = self._mask.copy()
+        mask[finished] = True  # their next action is ignored (autoreset)
+        return {
+            "action_mask": mask,
+            "_action_mask": np.ones(self.num_envs, bool),
+            "learner_seat": seats,
+            "_learner_seat": np.ones(self.num_envs, bool),
+        }
+
+    def _check_actions(self, actions) -> np.ndarray:
+        n = self.num_envs
+        array = np.asarray(actions)
+        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(
+                f"actions must be integers in [0, {NUM_ACTIONS}), one per game, got dtype "
+                f"{array.dtype}"
+            )
+        if array.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
+        bad = np.flatnonzero((array < 0) | (array >= NUM_ACTIONS))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"game {i}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})")
+        return array.astype(np.int64, copy=False)
+
+    def _check_legal(self, games: np.ndarray, actions: np.ndarray) -> None:
+        mask = self._mask
+        illegal = np.flatnonzero(~mask[games, actions])
+        if illegal.size:
+            g, a = int(games[illegal[0]]), int(actions[illegal[0]])
+            legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask[g]))
+            raise ValueError(
+                f"game {g}: illegal action {a} ({action_name(a)}) for the learner (seat "
+                f"{int(self.seat[g])}) in phase '{PHASE_NAMES[self.state.phase[g]]}'; "
+                f"legal actions: {legal}"
+            )
+
+    def _deal(self, games: np.ndarray) -> None:
+        """New episodes in ``games``: deal seeds, then learner seats, from the generator."""
+        rng = self.np_random
+        seeds = new_seeds(rng, games.size)
+        if self._fixed_seat is None:
+            self.seat[games] = rng.integers(0, self.rules.players, size=games.size)
+        if self.state is None:
+            self.state = engine.reset(self.rules, seeds)
+        else:
+            engine.reset_games(self.state, games, seeds)
+        self._fresh[games] = True
+        self._carry[games] = 0.0
+
+    def _account(
+        self,
+        games: np.ndarray,
+        rewards: np.ndarray,
+        over: np.ndarray,
+        round_truncated: np.ndarray,
+        reward: np.ndarray,
+        ended: np.ndarray,
+        truncated: np.ndarray,
+    ) -> None:
+        """Book a step of ``games`` (the learner's ``rewards``, episodes ``over``).
+
+        An episode over before the learner's first decision is dealt again at once.
+        """
+        fresh = self._fresh[games]
+        if rewards.any():
+            reward[games] += np.where(fresh, 0.0, rewards)
+            self._carry[games] += np.where(fresh, rewards, 0.0)
+        if over.any():
+            end = over & ~fresh
+            ended[games[end]] = True
+            if not self.rules.match:  # in a match a truncated round is a drawn round
+                truncated[games[end]] = round_truncated[end]
+            skip = games[over & fresh]
+            if skip.size:
+                self.skipped_deals += int(skip.size)
+                self._deal(skip)
+
+    def _play_opponents(self, reward: np.ndarray, ended: np.ndarray, truncated: np.ndarray) -> None:
+        """Opponents act, a batch of games per decision, until every game waits for its learner."""
+        state = self.state
+        games = self._rows  # only games an opponent acted in can still wait for one
+        while True:
+            games = games[(state.actor[games] != self.seat[games]) & (state.phase[games] != OVER)]
+            if not games.size:
+                return
+            sub = _take(state, games)
+            masks = engine.legal_mask(sub)
+            actions = self._opponent_actions(sub, games, masks)
+            result = engine.step(sub, actions)
+            _put(state, games, sub)
+            self._account(
+                games,
+                result.rewards[np.arange(games.size), self.seat[games]],
+                result.match_over if self.rules.match else result.round_over,
+                result.truncated,
+                reward,
+                ended,
+                truncated,
+            )
+
+    def _opponent_actions(self, sub: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        rng = self.np_random
+        observations = observe(sub, sub.actor) if self._opponents_observe else None
+        if self._shared_opponent:
+            return self._call(self._opponents[0], 0, games, observations, masks, rng, None)
+        actions = np.empty(games.size, np.int64)
+        relative = (sub.actor.astype(np.int64) - self.seat[games]) % self.rules.players
+        for offset in range(1, self.rules.players):  # a loop over seats, not games
+            rows = np.flatnonzero(relative == offset)
+            if rows.size:
+                actions[rows] = self._call(
+                    self._opponents[offset - 1], offset, games, observations, masks, rng, rows
+                )
+        return actions
+
+    def _call(self, fn, offset, games, observations, masks, rng, rows) -> np.ndarray:
+        if rows is not None:
+            games, masks = games[rows], masks[rows]
+            observations = None if observations is None else observations[rows]
+        if fn is random_opponent:  # trusted: skip the checks
+            return sample_legal_actions(masks, rng)
+        if getattr(fn, "needs_observation", True) is False:
+            observations = None
+        who = (
+            "opponent"
+            if offset == 0
+            else f"opponent {offset - 1} ({offset} seat(s) after the learner)"
+        )
+        out = np.asarray(fn(observations, masks, rng))
+        if out.dtype == bool or not np.issubdtype(out.dtype, np.integer):
+            raise TypeError(f"{who} must return integer actions, got dtype {out.dtype}")
+        if out.shape != (games.size,):
+            raise ValueError(
+                f"{who} must return one action per game, shape ({games.size},), got {out.shape}"
+            )
+        out = out.astype(np.int64, copy=False)
+        bad = np.flatnonzero((out < 0) | (out >= NUM_ACTIONS))
+        if not bad.size:
+            bad = np.flatnonzero(~masks[np.arange(games.size), out])
+        if bad.size:
+            i = int(bad[0])
+            a = int(out[i])
+            what = (
+                f"out of range [0, {NUM_ACTIONS})"
+                if not 0 <= a < NUM_ACTIONS
+                else f"({action_name(a)}), which is illegal; legal actions: "
+                + ", ".join(f"{j} ({action_name(j)})" for j in np.flatnonzero(masks[i]))
+            )
+            raise ValueError(f"{who} returned action {a} in game {int(games[i])}: {what}")
+        return out
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.state = None

@@ -164,7 +164,7 @@ def _as_seeds(seeds) -> np.ndarray:
 def _deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) -> None:
     """Shuffle, deal and turn the first card in games ``g`` (the round's fields reset)."""
     rules, p, k = s.rules, s.rules.players, g.shape[0]
-    s._mask = None
+    s._mask = s._rows_mask = None
     s.key[g] = seeds
     order = np.argsort(
         rng.sort_keys(seeds, rng.DEAL, np.zeros(k, np.int64), DECK_SIZE), axis=1, kind="stable"
@@ -391,28 +391,56 @@ def _last_card_filter(s: State, cards_ok: np.ndarray, sizes: np.ndarray) -> None
 
 
 # ================================================================ legal mask
-def legal_mask(state: State) -> np.ndarray:
+def legal_mask(state: State, games=None) -> np.ndarray:
     """(N, 77) bool: the legal actions of the player to act in each game (none once over).
 
-    The result is cached until the next step; treat it as read-only.
+    With ``games`` (an index array of distinct games), only those rows: (k, 77). The full
+    mask is cached until the next step; treat results as read-only.
     """
-    if state._mask is not None:
+    if games is None:
+        if state._mask is None:
+            state._mask = _mask_rows(state, np.arange(state.num_games))
         return state._mask
-    s, n = state, state.num_games
-    all_games = np.arange(n)
-    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    phase = s.phase
-    hand = s.hands[all_games, s.actor]
-    if (phase == PLAY).all():
-        _play_mask(s, all_games, hand, mask)
-    else:
-        for ph, g in enumerate(_group(phase, len(_PHASE_MASKS))):
-            if g.size and _PHASE_MASKS[ph] is not None:
-                rows = np.zeros((g.size, NUM_ACTIONS), dtype=bool)
-                _PHASE_MASKS[ph](s, g, hand[g], rows)
-                mask[g] = rows
-    state._mask = mask
+    games = _check_games(state, games)
+    if state._mask is not None:
+        return state._mask[games]
+    cached = state._rows_mask
+    if cached is not None and cached[0].shape == games.shape and (cached[0] == games).all():
+        return cached[1]
+    mask = _mask_rows(state, games)
+    state._rows_mask = (games, mask)
     return mask
+
+
+def _mask_rows(s: State, games: np.ndarray) -> np.ndarray:
+    """(k, 77) bool legal masks of ``games``."""
+    mask = np.zeros((games.size, NUM_ACTIONS), dtype=bool)
+    phase = s.phase[games]
+    hand = s.hands[games, s.actor[games]]
+    if (phase == PLAY).all():
+        _play_mask(s, games, hand, mask)
+    else:
+        for ph, rows in enumerate(_group(phase, len(_PHASE_MASKS))):
+            if rows.size and _PHASE_MASKS[ph] is not None:
+                part = np.zeros((rows.size, NUM_ACTIONS), dtype=bool)
+                _PHASE_MASKS[ph](s, games[rows], hand[rows], part)
+                mask[rows] = part
+    return mask
+
+
+def _check_games(s: State, games) -> np.ndarray:
+    """``games`` as an int64 index array of distinct games in range, or a clear error."""
+    index = np.asarray(games)
+    if index.ndim != 1 or not np.issubdtype(index.dtype, np.integer) or index.dtype == bool:
+        raise ValueError(
+            f"games must be a 1-d array of game indices, got {index.dtype} {index.shape}"
+        )
+    index = index.astype(np.int64, copy=False)
+    if index.size and (index.min() < 0 or index.max() >= s.num_games):
+        raise ValueError(f"game indices must be in [0, {s.num_games})")
+    if index.size > 1 and np.bincount(index, minlength=s.num_games).max() > 1:
+        raise ValueError("games must not repeat a game")
+    return index
 
 
 def _cards_to_actions(cards_ok: np.ndarray, out: np.ndarray) -> None:
@@ -486,12 +514,14 @@ def _jump_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> No
 
 
 # ====================================================================== step
-def step(state: State, actions) -> StepResult:
+def step(state: State, actions, games=None) -> StepResult:
     """Apply one action per game, for whichever player is to act in it.
 
     Args:
         state: N games, none of them over; mutated in place.
-        actions: (N,) integer actions (see :mod:`uno_rl.core.actions`).
+        actions: (N,) integer actions (see :mod:`uno_rl.core.actions`), or (k,) with ``games``.
+        games: optional (k,) distinct game indices: step only these games (the others are
+            untouched); the result then has k rows, in the order of ``games``.
 
     Returns:
         A :class:`StepResult`. In match mode a finished round is followed at once by the
@@ -503,11 +533,20 @@ def step(state: State, actions) -> StepResult:
             game that is already over. The state is unchanged.
     """
     s = state
-    actions = _check_actions(s, actions)
+    rows = None if games is None else _check_games(s, games)
+    actions = _check_actions(s, actions, rows)
     seat, phase = s.actor.copy(), s.phase.copy()
-    s._mask = None
-    category = np.where(actions == PASS, _PASS_CATEGORY[phase], _ACTION_CATEGORY[actions])
+    if rows is not None:  # handlers index by game: spread the actions over all N
+        spread = np.zeros(s.num_games, np.int64)
+        spread[rows] = actions
+        actions = spread
+    s._mask = s._rows_mask = None
+    stepped = actions if rows is None else actions[rows]
+    stepped_phase = phase if rows is None else phase[rows]
+    category = np.where(stepped == PASS, _PASS_CATEGORY[stepped_phase], _ACTION_CATEGORY[stepped])
     groups = _group(category, _NUM_CATEGORIES)
+    if rows is not None:
+        groups = [rows[g] for g in groups]
 
     g = groups[_CAT_PLAY]
     if g.size:
@@ -540,7 +579,7 @@ def step(state: State, actions) -> StepResult:
     g = groups[_CAT_TARGET]
     if g.size:
         _swap_hands(s, g, seat[g], ACTION_TARGET[actions[g]])
-    return _close_step(s)
+    return _close_step(s, rows)
 
 
 # Step dispatch: every (action, phase) falls in one category, handled for its games at once.
@@ -571,13 +610,15 @@ _PASS_CATEGORY[JUMP] = _CAT_NO_JUMP
 def _group(keys: np.ndarray, count: int) -> list[np.ndarray]:
     """Indices of ``keys`` (small non-negative ints) grouped by value: one stable sort, not ``count`` scans."""
     order = np.argsort(keys, kind="stable")
-    bounds = np.cumsum(np.bincount(keys, minlength=count))
-    return np.split(order, bounds[:-1])
+    bounds = np.bincount(keys, minlength=count).cumsum().tolist()
+    return [order[start:stop] for start, stop in zip([0, *bounds[:-1]], bounds)]
 
 
-def _check_actions(s: State, actions) -> np.ndarray:
+def _check_actions(s: State, actions, games: np.ndarray | None = None) -> np.ndarray:
+    """The actions as int64 (one per game of ``games``, or of the batch), or a clear error."""
     array = np.asarray(actions)
-    n = s.num_games
+    ids = np.arange(s.num_games) if games is None else games
+    n = ids.size
     if array.shape != (n,):
         raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
     if not np.issubdtype(array.dtype, np.integer):
@@ -585,21 +626,24 @@ def _check_actions(s: State, actions) -> np.ndarray:
     bad = np.flatnonzero((array < 0) | (array >= NUM_ACTIONS))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"game {i}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})")
-    over = np.flatnonzero(s.phase == OVER)
+        raise ValueError(
+            f"game {int(ids[i])}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})"
+        )
+    over = np.flatnonzero(s.phase[ids] == OVER)
     if over.size:
         raise ValueError(
-            f"game {int(over[0])}: the game is over; reset it (reset_games) before stepping"
+            f"game {int(ids[over[0]])}: the game is over; reset it (reset_games) before stepping"
         )
     array = array.astype(np.int64)
-    mask = legal_mask(s)
+    mask = legal_mask(s, games)
     illegal = np.flatnonzero(~mask[np.arange(n), array])
     if illegal.size:
         i = int(illegal[0])
+        game = int(ids[i])
         legal = np.flatnonzero(mask[i])
         raise ValueError(
-            f"game {i}: illegal action {int(array[i])} ({action_name(int(array[i]))}) for seat "
-            f"{int(s.actor[i])} in phase '{PHASE_NAMES[s.phase[i]]}'; legal actions: "
+            f"game {game}: illegal action {int(array[i])} ({action_name(int(array[i]))}) for "
+            f"seat {int(s.actor[game])} in phase '{PHASE_NAMES[s.phase[game]]}'; legal actions: "
             + ", ".join(f"{a} ({action_name(a)})" for a in legal)
         )
     return array
@@ -847,58 +891,65 @@ def _end_round(s: State, g: np.ndarray, winners: np.ndarray) -> None:
 
 
 # ================================================================ step close
-def _close_step(s: State) -> StepResult:
-    """Count the decision, truncate, score finished rounds and deal a match's next round."""
-    rules, n, p = s.rules, s.num_games, s.rules.players
-    s.turn += 1
-    timeout = (s.phase != OVER) & (s.turn >= rules.max_turns)
-    s.truncated |= timeout
-    s.phase[timeout] = OVER
-    over = s.phase == OVER
+def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
+    """Count the decision, truncate, score finished rounds and deal a match's next round.
+
+    Only ``games`` were stepped (all when None); the result has one row per stepped game.
+    """
+    rules, p = s.rules, s.rules.players
+    stepped = slice(None) if games is None else games
+    k = s.num_games if games is None else games.size
+    s.turn[stepped] += 1
+    timeout = (s.phase[stepped] != OVER) & (s.turn[stepped] >= rules.max_turns)
+    if timeout.any():
+        late = np.flatnonzero(timeout) if games is None else games[timeout]
+        s.truncated[late] = True
+        s.phase[late] = OVER
+    over = s.phase[stepped] == OVER
     result = StepResult(
-        rewards=np.zeros((n, p), np.float32),
+        rewards=np.zeros((k, p), np.float32),
         round_over=over,
-        truncated=s.truncated & over,
-        match_over=np.zeros(n, bool),
-        winner=np.full(n, -1, np.int8),
-        points=np.zeros(n, np.int32),
-        decisions=np.zeros(n, np.int32),
-        draw4_plays=np.zeros((n, p), np.int16),
-        bluffs=np.zeros((n, p), np.int16),
-        challenges=np.zeros((n, p), np.int16),
-        challenges_won=np.zeros((n, p), np.int16),
+        truncated=s.truncated[stepped] & over,
+        match_over=np.zeros(k, bool),
+        winner=np.full(k, -1, np.int8),
+        points=np.zeros(k, np.int32),
+        decisions=np.zeros(k, np.int32),
+        draw4_plays=np.zeros((k, p), np.int16),
+        bluffs=np.zeros((k, p), np.int16),
+        challenges=np.zeros((k, p), np.int16),
+        challenges_won=np.zeros((k, p), np.int16),
     )
-    g = np.flatnonzero(over)
-    if not g.size:
+    rows = np.flatnonzero(over)  # rows of the result
+    if not rows.size:
         return result
-    result.winner[g] = s.winner[g]
-    result.decisions[g] = s.turn[g]
+    g = rows if games is None else games[rows]  # the same games in the state
+    result.winner[rows] = s.winner[g]
+    result.decisions[rows] = s.turn[g]
     for i, name in enumerate(("draw4_plays", "bluffs", "challenges", "challenges_won")):
-        getattr(result, name)[g] = s.stats[g, i]
-    won = g[s.winner[g] >= 0]
-    if won.size:
+        getattr(result, name)[rows] = s.stats[g, i]
+    has_winner = s.winner[g] >= 0
+    if has_winner.any():
+        won, won_rows = g[has_winner], rows[has_winner]
         w = s.winner[won].astype(np.int64)
-        rows = np.arange(won.size)
         points = (s.hands[won].astype(np.int32) * _POINTS).sum(axis=2)
         total = points.sum(axis=1)
-        result.points[won] = total
+        result.points[won_rows] = total
         is_winner = np.arange(p)[None, :] == w[:, None]
         if rules.reward == "win-loss":
             rewards = np.where(is_winner, 1.0, -1.0 / (p - 1))
         else:
             rewards = np.where(is_winner, total[:, None], -points)
-        result.rewards[won] = rewards
+        result.rewards[won_rows] = rewards
         if rules.scoring == "winner-takes":
             s.scores[won, w] += total
         elif rules.scoring == "losers-add":
             s.scores[won] += np.where(is_winner, 0, points)
         else:
             s.scores[won, w] += 1
-        del rows
     if rules.match:
         decided = s.scores[g].max(axis=1) >= rules.match_target
         s.match_over[g[decided]] = True
-        result.match_over[g[decided]] = True
+        result.match_over[rows[decided]] = True
         go_on = g[~decided]
         if go_on.size:
             seeds = rng.bits(s.key[go_on], rng.NEXT_ROUND, 0, 0)

@@ -56,6 +56,8 @@ class State:
     scores: np.ndarray  # (N, P) int32: match scores (points, or rounds won)
     stats: np.ndarray  # (N, 4, P) int16: per seat +4 plays, bluffs, challenges, challenges won
     _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
+    _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
 
     @property
     def num_games(self) -> int:
@@ -117,24 +119,28 @@ class State:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("rules", "_mask")
+            if f.name not in ("rules", "_mask", "_rows_mask")
         }
 
     def copy(self) -> State:
         """A deep copy (arrays copied)."""
         return dataclasses.replace(
-            self, **{k: v.copy() for k, v in self.arrays().items()}, _mask=None
+            self, **{k: v.copy() for k, v in self.arrays().items()}, _mask=None, _rows_mask=None
         )
 
     def take(self, games) -> State:
         """A new state holding only ``games`` (indices or a boolean mask), copied."""
         return dataclasses.replace(
-            self, **{k: v[games].copy() for k, v in self.arrays().items()}, _mask=None
+            self,
+            **{k: v[games].copy() for k, v in self.arrays().items()},
+            _mask=None,
+            _rows_mask=None,
         )
 
     def invalidate(self) -> None:
         """Forget cached derived data; call after editing arrays by hand (tests, scenarios)."""
         self._mask = None
+        self._rows_mask = None
 
     def nbytes_per_game(self) -> float:
         """Memory of the state arrays per game, in bytes."""

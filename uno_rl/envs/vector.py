@@ -187,25 +187,6 @@ def check_opponents(opponents: Any, players: int, default: Callable) -> tuple[Ca
 _ARRAYS = tuple(f.name for f in dataclasses.fields(State) if f.name not in ("rules", "_mask"))
 
 
-def _take(state: State, games: np.ndarray) -> State:
-    """A copy of ``games`` of ``state`` (all of it, uncopied, when ``games`` is every game).
-
-    Like ``State.take``, with one copy per array instead of two (this is the hot path).
-    """
-    if games.size == state.num_games:
-        return state
-    return State(rules=state.rules, **{name: getattr(state, name)[games] for name in _ARRAYS})
-
-
-def _put(state: State, games: np.ndarray, sub: State) -> None:
-    """Write the games of ``sub`` (taken with :func:`_take`) back into ``state``."""
-    if sub is state:
-        return
-    for name in _ARRAYS:
-        getattr(state, name)[games] = getattr(sub, name)
-    state.invalidate()
-
-
 class UnoVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of UNO, one learner seat each, over one batched core State.
 
@@ -317,18 +298,13 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         truncated = np.zeros(n, bool)
         if done.any():
             # NEXT_STEP: the games that ended at the previous step were dealt again at its
-            # end; their actions are ignored. One full-batch step still serves every game:
-            # those games take any legal action, then are restored from a snapshot.
-            again = np.flatnonzero(done)
+            # end; their actions are ignored and only the other games are stepped (in place).
             live = np.flatnonzero(~done)
             self._check_legal(live, actions[live])
-            snapshot = state.take(again)
-            actions = actions.copy()
-            actions[again] = self._mask[again].argmax(axis=1)
-            result = engine.step(state, actions)
-            _put(state, again, snapshot)
+            result = engine.step(state, actions[live], games=live)
+            rows = np.arange(live.size)
         else:
-            live = self._rows
+            live = rows = self._rows
             self._check_legal(live, actions)
             result = engine.step(state, actions)
         self._fresh[live] = False
@@ -336,9 +312,9 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         self._carry[live] = 0.0
         self._account(
             live,
-            result.rewards[live, self.seat[live]],
-            (result.match_over if self.rules.match else result.round_over)[live],
-            result.truncated[live],
+            result.rewards[rows, self.seat[live]],
+            (result.match_over if self.rules.match else result.round_over)[rows],
+            result.truncated[rows],
             reward,
             ended,
             truncated,
@@ -444,11 +420,9 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
             games = games[(state.actor[games] != self.seat[games]) & (state.phase[games] != OVER)]
             if not games.size:
                 return
-            sub = _take(state, games)
-            masks = engine.legal_mask(sub)
-            actions = self._opponent_actions(sub, games, masks)
-            result = engine.step(sub, actions)
-            _put(state, games, sub)
+            masks = engine.legal_mask(state, games)
+            actions = self._opponent_actions(games, masks)
+            result = engine.step(state, actions, games=games)  # in place: no copies
             self._account(
                 games,
                 result.rewards[np.arange(games.size), self.seat[games]],
@@ -459,13 +433,16 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
                 truncated,
             )
 
-    def _opponent_actions(self, sub: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def _opponent_actions(self, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         rng = self.np_random
-        observations = observe(sub, sub.actor) if self._opponents_observe else None
+        actors = self.state.actor[games]
+        observations = None
+        if self._opponents_observe:
+            observations = observe(self.state.take(games), actors)
         if self._shared_opponent:
             return self._call(self._opponents[0], 0, games, observations, masks, rng, None)
         actions = np.empty(games.size, np.int64)
-        relative = (sub.actor.astype(np.int64) - self.seat[games]) % self.rules.players
+        relative = (actors.astype(np.int64) - self.seat[games]) % self.rules.players
         for offset in range(1, self.rules.players):  # a loop over seats, not games
             rows = np.flatnonzero(relative == offset)
             if rows.size:

@@ -78,7 +78,6 @@ reset the env after it.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -181,10 +180,6 @@ def check_opponents(opponents: Any, players: int, default: Callable) -> tuple[Ca
         if not callable(fn):
             raise TypeError(f"opponents[{i}] is not callable: {type(fn).__name__} {fn!r}")
     return tuple(opponents)
-
-
-#: The per-game array fields of a State (those of ``State.arrays()``).
-_ARRAYS = tuple(f.name for f in dataclasses.fields(State) if f.name not in ("rules", "_mask"))
 
 
 class UnoVectorEnv(gymnasium.vector.VectorEnv):

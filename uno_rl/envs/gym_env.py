@@ -89,7 +89,7 @@ from uno_rl.core.reference import StepOutcome
 from uno_rl.core.rules import Rules
 
 from .game import SingleGame, check_action
-from .render import render_text
+from .render import present, render_text
 from .uno_v1 import observation_bounds
 from .vector import check_learner_seat, check_opponents, load_env_rules
 
@@ -354,10 +354,7 @@ class UnoEnv(gymnasium.Env):
             for k in range(self.rules.players)
         ]
         text = render_text(self._game.state, 0, names, title="Uno-v1")
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+        return present(text, self.render_mode)
 
     def close(self) -> None:
         pass

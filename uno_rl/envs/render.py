@@ -29,7 +29,7 @@ from uno_rl.core.cards import COLOR_NAMES, KIND_COLOR, NUM_KINDS, card_name
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
 
-__all__ = ["color_card", "render_text", "strip_ansi"]
+__all__ = ["color_card", "present", "render_text", "strip_ansi"]
 
 #: ANSI foreground codes of red, yellow, green, blue.
 _COLOR_CODES = ("31", "33", "32", "34")
@@ -120,3 +120,11 @@ def render_text(
         legal = np.flatnonzero(engine.legal_mask(s)[i])
         lines.append("legal: " + ", ".join(f"{a} ({action_name(a)})" for a in legal))
     return "\n".join(lines)
+
+
+def present(text: str, render_mode: str) -> str | None:
+    """What an env's ``render()`` gives: the text in ``"ansi"`` mode; printed in ``"human"``."""
+    if render_mode == "ansi":
+        return text
+    print(text + "\n")
+    return None

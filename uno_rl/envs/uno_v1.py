@@ -223,7 +223,7 @@ from uno_rl.core.rules import Rules, load_rules
 
 from .classic import ClassicWrapper
 from .game import SingleGame, check_action
-from .render import render_text
+from .render import present, render_text
 
 __all__ = ["ActionCheckWrapper", "env", "observation_bounds", "parallel_env", "raw_env"]
 
@@ -431,10 +431,7 @@ class raw_env(AECEnv):
         if state is None:
             raise RuntimeError("call reset() before render()")
         text = render_text(state, 0, self.possible_agents, title=str(self.metadata["name"]))
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+        return present(text, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -57,3 +57,38 @@ def test_subset_step_rejects_bad_games_and_names_the_game():
         engine.step(state, np.array([DRAW, illegal]), games=np.array([2, 4]))
     for name, array in before.arrays().items():
         np.testing.assert_array_equal(getattr(state, name), array, err_msg=name)
+
+
+def test_unvalidated_step_matches_validated_step_on_legal_actions():
+    rules = load_rules("party", players=4)
+    gen = np.random.default_rng(5)
+    seeds = gen.integers(0, 2**62, 64).astype(np.uint64)
+    checked, trusted = engine.reset(rules, seeds), engine.reset(rules, seeds)
+    for _ in range(300):
+        live = np.flatnonzero(checked.phase != OVER)
+        if not live.size:
+            break
+        games = gen.permutation(live)[: gen.integers(1, live.size + 1)]
+        masks = engine.legal_mask(checked, games)
+        np.testing.assert_array_equal(masks, engine.legal_mask(trusted, games, validate=False))
+        actions = engine.sample_legal_actions(masks, gen)
+        a = engine.step(checked, actions, games=games)
+        b = engine.step(trusted, actions, games=games, validate=False)
+        np.testing.assert_array_equal(a.rewards, b.rewards)
+        np.testing.assert_array_equal(a.round_over, b.round_over)
+    for name, array in checked.arrays().items():
+        np.testing.assert_array_equal(array, getattr(trusted, name), err_msg=name)
+
+
+def test_states_built_from_non_contiguous_arrays_are_made_contiguous():
+    import dataclasses
+
+    state = engine.reset(load_rules("official"), np.arange(6, dtype=np.uint64))
+    wide = np.zeros((6, 2, 2 * 54), np.int8)
+    wide[:, :, ::2] = state.hands
+    copy = dataclasses.replace(state, hands=wide[:, :, ::2])  # a strided view
+    assert copy.hands.flags.c_contiguous
+    np.testing.assert_array_equal(copy.hands, state.hands)
+    engine.step(
+        copy, engine.sample_legal_actions(engine.legal_mask(copy), np.random.default_rng(0))
+    )

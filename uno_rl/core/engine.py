@@ -62,6 +62,8 @@ _MATCHES = np.zeros((NUM_KINDS, 5, NUM_KINDS), dtype=bool)
 for _top in range(NUM_KINDS):
     for _c in range(-1, 4):
         _MATCHES[_top, _c] = ((KIND_COLOR == _c) & (KIND_COLOR >= 0)) | SAME_SYMBOL[_top]
+#: _MATCHES with (top, color) flattened to one row index ``top * 5 + color + 1``.
+_MATCH_ROWS = np.ascontiguousarray(_MATCHES[:, [4, 0, 1, 2, 3]]).reshape(-1, NUM_KINDS)
 _DRAW_TWO_KINDS = np.array([c * 13 + DRAW_TWO_RANK for c in range(4)])
 _IS_DRAW_TWO = np.zeros(NUM_KINDS, dtype=bool)
 _IS_DRAW_TWO[_DRAW_TWO_KINDS] = True
@@ -74,6 +76,34 @@ _KIND_ACTIONS_OR_NONE = np.vstack([_KIND_ACTIONS, np.zeros((1, NUM_ACTIONS), boo
 _POINTS = KIND_POINTS.astype(np.int32)
 _DEAL_CHUNK = 16384
 _LANES = np.arange(DECK_SIZE)
+_KINDS_INT8 = np.arange(NUM_KINDS, dtype=np.int8)
+#: (players, steps) -> (3 * players,) int8: seat ``steps`` after each seat, by direction + 1.
+_NEXT_SEAT = {
+    (_p, _steps): np.concatenate(
+        [(np.arange(_p) - _steps) % _p, np.zeros(_p, np.int64), (np.arange(_p) + _steps) % _p]
+    ).astype(np.int8)
+    for _p in range(2, 11)
+    for _steps in (1, 2)
+}
+
+
+# Advanced indexing with one flat index is several times faster than with two or three
+# index arrays, so the hot paths address (game, seat) pairs and cards through flat views.
+def _flat(a: np.ndarray) -> np.ndarray:
+    """A 1-d view of the C-contiguous state array ``a`` (writes go through)."""
+    if not a.flags.c_contiguous:
+        raise ValueError("State arrays must be C-contiguous (build states with State.empty)")
+    return a.reshape(-1)
+
+
+def _seat_rows(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """(k,) int64 flat (game, seat) index: row of ``hands.reshape(N * P, 54)``."""
+    return g * s.rules.players + seats
+
+
+def _hands_rows(s: State) -> np.ndarray:
+    """``s.hands`` as an (N * P, 54) view: one row per (game, seat)."""
+    return _flat(s.hands).reshape(-1, NUM_KINDS)
 
 
 @dataclasses.dataclass
@@ -258,10 +288,14 @@ def _row_counts(pile: np.ndarray, size: np.ndarray) -> np.ndarray:
 
 def _sorted_cards(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cards of ``counts`` (k, 54) listed in canonical order, padded: ((k, 108) int8, (k,) sizes)."""
-    cumulative = counts.cumsum(axis=1)
-    m = cumulative[:, -1].astype(np.int16)
-    cards = (cumulative[:, None, :] <= _LANES[None, :, None]).sum(axis=2)
-    return np.minimum(cards, NUM_KINDS - 1).astype(np.int8), m
+    k = counts.shape[0]
+    per_row = counts.sum(axis=1)
+    listed = np.repeat(np.tile(_KINDS_INT8, k), counts.reshape(-1))  # every row's cards, in turn
+    row = np.repeat(np.arange(k), per_row)
+    lane = np.arange(listed.size) - np.repeat(per_row.cumsum() - per_row, per_row)
+    cards = np.full((k, DECK_SIZE), NUM_KINDS - 1, np.int8)
+    cards[row, lane] = listed
+    return cards, per_row.astype(np.int16)
 
 
 def _shuffle_rows(
@@ -305,15 +339,13 @@ def _draw_cards(s: State, g: np.ndarray, seats: np.ndarray, counts: np.ndarray) 
         take = np.minimum(remaining, s.pile_size[g])
         most = int(take.max())
         if most:
-            k = g.size
-            depth = np.arange(most)
-            valid = depth[None, :] < take[:, None]
-            where = np.maximum(s.pile_size[g][:, None] - 1 - depth[None, :], 0)
-            cards = s.pile[g[:, None], where]
-            flat = (np.arange(k)[:, None] * NUM_KINDS + cards)[valid]
-            added = np.bincount(flat, minlength=k * NUM_KINDS).reshape(k, NUM_KINDS)
-            s.hands[g, seats] += added.astype(np.int8)
-            s.hand_size[g, seats] += take.astype(np.int16)
+            rows = _seat_rows(s, g, seats)
+            pile, hands = _flat(s.pile), _flat(s.hands)
+            top = g * DECK_SIZE + s.pile_size[g] - 1  # flat index of each pile's top card
+            for depth in range(most):  # a few cards: one pass per card, each row once
+                r = np.flatnonzero(take > depth) if depth else np.flatnonzero(take)
+                hands[rows[r] * NUM_KINDS + pile[top[r] - depth]] += 1
+            _flat(s.hand_size)[rows] += take.astype(np.int16)
             s.pile_size[g] -= take.astype(np.int16)
             remaining -= take
         short = remaining > 0
@@ -335,23 +367,26 @@ def _draw_one(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     if got.any():
         gg, ss = g[got], seats[got]
         size = s.pile_size[gg] - 1
-        card = s.pile[gg, size]
+        card = _flat(s.pile)[gg * DECK_SIZE + size]
         s.pile_size[gg] = size
-        s.hands[gg, ss, card] += 1
-        s.hand_size[gg, ss] += 1
+        rows = _seat_rows(s, gg, ss)
+        _flat(s.hands)[rows * NUM_KINDS + card] += 1
+        _flat(s.hand_size)[rows] += 1
         cards[got] = card
     return cards
 
 
 # ============================================================== rule helpers
 def _next(s: State, g: np.ndarray, seats: np.ndarray, steps: int = 1) -> np.ndarray:
-    """Seat ``steps`` places after ``seats`` in the direction of play."""
-    return ((seats.astype(np.int64) + steps * s.direction[g]) % s.rules.players).astype(np.int8)
+    """(k,) int8: the seat ``steps`` places after ``seats`` in the direction of play."""
+    p = s.rules.players
+    # _NEXT_SEAT[p, steps] flattened: row direction + 1 (0 or 2), column seat.
+    return _NEXT_SEAT[p, steps][(s.direction[g] + 1) * p + seats]
 
 
 def _matches(s: State, g: np.ndarray) -> np.ndarray:
     """(k, 54) bool: colored kinds matching the current color or the top card's symbol."""
-    return _MATCHES[s.top[g], s.color[g]]
+    return _MATCH_ROWS[s.top[g].astype(np.int64) * 5 + s.color[g] + 1]
 
 
 def _draw_four_legal(s: State, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -375,7 +410,7 @@ def _playable(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> 
         if s.rules.challenge_enabled:
             ok[d4] = True
         else:
-            ok[d4] = _draw_four_legal(s, g[d4], s.hands[g[d4], seats[d4]])
+            ok[d4] = _draw_four_legal(s, g[d4], _hands_rows(s)[_seat_rows(s, g[d4], seats[d4])])
     return ok
 
 
@@ -391,17 +426,18 @@ def _last_card_filter(s: State, cards_ok: np.ndarray, sizes: np.ndarray) -> None
 
 
 # ================================================================ legal mask
-def legal_mask(state: State, games=None) -> np.ndarray:
+def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray:
     """(N, 77) bool: the legal actions of the player to act in each game (none once over).
 
     With ``games`` (an index array of distinct games), only those rows: (k, 77). The full
-    mask is cached until the next step; treat results as read-only.
+    mask is cached until the next step; treat results as read-only. ``validate=False``
+    skips checking ``games`` (for callers that built the index themselves).
     """
     if games is None:
         if state._mask is None:
             state._mask = _mask_rows(state, np.arange(state.num_games))
         return state._mask
-    games = _check_games(state, games)
+    games = _check_games(state, games) if validate else np.asarray(games, np.int64)
     if state._mask is not None:
         return state._mask[games]
     cached = state._rows_mask
@@ -416,14 +452,15 @@ def _mask_rows(s: State, games: np.ndarray) -> np.ndarray:
     """(k, 77) bool legal masks of ``games``."""
     mask = np.zeros((games.size, NUM_ACTIONS), dtype=bool)
     phase = s.phase[games]
-    hand = s.hands[games, s.actor[games]]
-    if (phase == PLAY).all():
-        _play_mask(s, games, hand, mask)
-    else:
+    hand = _hands_rows(s)[_seat_rows(s, games, s.actor[games])]
+    # Most games are in the play phase: mask every row as in it, then overwrite the others.
+    _play_mask(s, games, hand, mask)
+    if not (phase == PLAY).all():
         for ph, rows in enumerate(_group(phase, len(_PHASE_MASKS))):
-            if rows.size and _PHASE_MASKS[ph] is not None:
+            if rows.size and ph != PLAY:
                 part = np.zeros((rows.size, NUM_ACTIONS), dtype=bool)
-                _PHASE_MASKS[ph](s, games[rows], hand[rows], part)
+                if _PHASE_MASKS[ph] is not None:
+                    _PHASE_MASKS[ph](s, games[rows], hand[rows], part)
                 mask[rows] = part
     return mask
 
@@ -459,7 +496,7 @@ def _play_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> No
         rows = np.flatnonzero(d4)
         d4[rows] = _draw_four_legal(s, g[rows], hand[rows])
     ok[:, WILD_DRAW_FOUR] = d4
-    _last_card_filter(s, ok, s.hand_size[g, s.actor[g]])
+    _last_card_filter(s, ok, _flat(s.hand_size)[_seat_rows(s, g, s.actor[g])])
     _cards_to_actions(ok, out)
     out[:, DRAW] = True
 
@@ -489,7 +526,7 @@ def _respond_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) ->
     if rules.wild_cancels_draw:
         allowed[:, WILD] = True
     ok = allowed & (hand > 0) & ~final[:, None]
-    _last_card_filter(s, ok, s.hand_size[g, s.actor[g]])
+    _last_card_filter(s, ok, _flat(s.hand_size)[_seat_rows(s, g, s.actor[g])])
     _cards_to_actions(ok, out)
 
 
@@ -514,7 +551,7 @@ def _jump_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> No
 
 
 # ====================================================================== step
-def step(state: State, actions, games=None) -> StepResult:
+def step(state: State, actions, games=None, *, validate: bool = True) -> StepResult:
     """Apply one action per game, for whichever player is to act in it.
 
     Args:
@@ -522,6 +559,9 @@ def step(state: State, actions, games=None) -> StepResult:
         actions: (N,) integer actions (see :mod:`uno_rl.core.actions`), or (k,) with ``games``.
         games: optional (k,) distinct game indices: step only these games (the others are
             untouched); the result then has k rows, in the order of ``games``.
+        validate: check ``games`` and ``actions`` (shape, range, legality, games not over).
+            Only a caller that has already checked the actions against :func:`legal_mask`
+            (the vector env) may pass False: an unchecked bad action corrupts the state.
 
     Returns:
         A :class:`StepResult`. In match mode a finished round is followed at once by the
@@ -533,8 +573,12 @@ def step(state: State, actions, games=None) -> StepResult:
             game that is already over. The state is unchanged.
     """
     s = state
-    rows = None if games is None else _check_games(s, games)
-    actions = _check_actions(s, actions, rows)
+    if validate:
+        rows = None if games is None else _check_games(s, games)
+        actions = _check_actions(s, actions, rows)
+    else:
+        rows = None if games is None else np.asarray(games, np.int64)
+        actions = np.asarray(actions, np.int64)
     seat, phase = s.actor.copy(), s.phase.copy()
     if rows is not None:  # handlers index by game: spread the actions over all N
         spread = np.zeros(s.num_games, np.int64)
@@ -702,21 +746,24 @@ def _play(
         gd, sd = g[d4], seats[d4]
         bluff = np.zeros(d4.size, bool)
         if rules.challenge_enabled:
-            bluff = ~_draw_four_legal(s, gd, s.hands[gd, sd])
+            bluff = ~_draw_four_legal(s, gd, _hands_rows(s)[_seat_rows(s, gd, sd)])
         s.draw4_bluff[gd] = bluff
         s.draw4_player[gd] = sd
         s.prev_top[gd] = s.top[gd]
         s.prev_color[gd] = s.color[gd]
         s.stats[gd, 0, sd] += 1
         s.stats[gd, 1, sd] += bluff
-    s.hands[g, seats, kinds] -= 1
-    s.hand_size[g, seats] -= 1
-    s.discard[g, kinds] += 1
+    rows = _seat_rows(s, g, seats)
+    _flat(s.hands)[rows * NUM_KINDS + kinds] -= 1
+    hand_size = _flat(s.hand_size)
+    hand_size[rows] -= 1
+    _flat(s.discard)[g * NUM_KINDS + kinds] += 1
     s.top[g] = kinds
     s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
     s.drawn[g] = -1
-    s.pending[g[(phase == RESPOND) & (kinds == WILD)]] = 0
-    sizes = s.hand_size[g, seats]
+    if rules.wild_cancels_draw:
+        s.pending[g[(phase == RESPOND) & (kinds == WILD)]] = 0
+    sizes = hand_size[rows]
     if rules.uno_forget_prob > 0:
         one = np.flatnonzero(sizes == 1)
         if one.size:
@@ -725,7 +772,7 @@ def _play(
             caught = rng.uniform(s.key[go], rng.FORGET_UNO, s.turn[go], 1) < rules.uno_catch_prob
             hit = one[forgets & caught]
             _draw_cards(s, g[hit], seats[hit], np.full(hit.size, rules.uno_penalty))
-            sizes = s.hand_size[g, seats]
+            sizes = hand_size[rows]
     empty = sizes == 0
     if empty.any():
         _play_last_card(s, g[empty], seats[empty], kinds[empty])
@@ -906,18 +953,20 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         s.truncated[late] = True
         s.phase[late] = OVER
     over = s.phase[stepped] == OVER
+    counts = np.zeros((2, k), np.int32)  # one allocation per dtype: this runs every step
+    stats = np.zeros((4, k, p), np.int16)
     result = StepResult(
         rewards=np.zeros((k, p), np.float32),
         round_over=over,
         truncated=s.truncated[stepped] & over,
         match_over=np.zeros(k, bool),
         winner=np.full(k, -1, np.int8),
-        points=np.zeros(k, np.int32),
-        decisions=np.zeros(k, np.int32),
-        draw4_plays=np.zeros((k, p), np.int16),
-        bluffs=np.zeros((k, p), np.int16),
-        challenges=np.zeros((k, p), np.int16),
-        challenges_won=np.zeros((k, p), np.int16),
+        points=counts[0],
+        decisions=counts[1],
+        draw4_plays=stats[0],
+        bluffs=stats[1],
+        challenges=stats[2],
+        challenges_won=stats[3],
     )
     rows = np.flatnonzero(over)  # rows of the result
     if not rows.size:

@@ -42,21 +42,21 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
             raise ValueError(f"out must be a float32 array of shape {(n, OBS_SIZE)}")
         out.fill(0.0)
     rows = np.arange(n)
+    row_base = rows * OBS_SIZE
+    hot: list[np.ndarray] = []  # flat positions of the one-hot 1s, written at once
 
     def one_hot(name: str, index: np.ndarray, where: np.ndarray | None = None) -> None:
-        if where is None:
-            out[rows, _START[name] + index] = 1.0
-        else:
-            out[rows[where], _START[name] + index[where]] = 1.0
+        flat = row_base + (_START[name] + index.astype(np.int64))
+        hot.append(flat if where is None else flat[where])
 
     def relative(seat: np.ndarray) -> np.ndarray:
         return (seat.astype(np.int64) - seats) % p
 
-    out[:, SLICES["hand"]] = s.hands[rows, seats]
-    one_hot("top_card", s.top.astype(np.int64))
-    one_hot("color", s.color.astype(np.int64), s.color >= 0)
+    out[:, SLICES["hand"]] = s.hands.reshape(n * p, -1)[rows * p + seats]
+    one_hot("top_card", s.top)
+    one_hot("color", s.color, s.color >= 0)
     out[:, _START["direction"]] = s.direction
-    one_hot("phase", s.phase.astype(np.int64))
+    one_hot("phase", s.phase)
     one_hot("actor", relative(s.actor), s.phase != OVER)
     out[:, _START["pending_draw"]] = s.pending
     order = (seats[:, None] + np.arange(p)[None, :]) % p  # absolute seat of each relative slot
@@ -64,14 +64,16 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     out[:, _START["players"] + p - 2] = 1.0
     out[:, SLICES["discard"]] = s.discard
     out[:, _START["draw_pile_size"]] = s.pile_size
-    one_hot("drawn_card", s.drawn.astype(np.int64), (s.phase == DRAWN) & (s.actor == seats))
+    one_hot("drawn_card", s.drawn, (s.phase == DRAWN) & (s.actor == seats))
     on_d4 = s.top == WILD_DRAW_FOUR
-    one_hot("previous_color", s.prev_color.astype(np.int64), on_d4)
-    one_hot("draw4_player", relative(s.draw4_player), on_d4)
+    if on_d4.any():
+        one_hot("previous_color", s.prev_color, on_d4)
+        one_hot("draw4_player", relative(s.draw4_player), on_d4)
     mine = s.reveal_viewer == seats
     if mine.any():
         out[mine, SLICES["revealed_hand"]] = s.revealed[mine]
         one_hot("revealed_seat", relative(s.reveal_target), mine)
+    out.reshape(-1)[np.concatenate(hot)] = 1.0
     out[:, _START["scores"] : _START["scores"] + p] = (
         s.scores[rows[:, None], order] / s.rules.match_target
     )

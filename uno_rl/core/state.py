@@ -59,6 +59,12 @@ class State:
     #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
     _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        # The engine addresses (game, seat, card) through flat views of these arrays.
+        for name, array in self.arrays().items():
+            if not array.flags.c_contiguous:
+                setattr(self, name, np.ascontiguousarray(array))
+
     @property
     def num_games(self) -> int:
         return int(self.key.shape[0])

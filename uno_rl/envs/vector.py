@@ -49,9 +49,10 @@ is ignored, so any action is accepted (and masked samplers never see an empty ro
 1.0, which has no ``AutoresetMode``, the metadata holds the string ``"NextStep"``.)
 
 Speed: a learner step costs about 1.9 core decisions with two players (the learner's and
-the opponents' until its next turn) plus one observation and one legal mask per game; on
-a 2-CPU machine N = 4096 games, 2 players, random opponents give about 330,000 learner
-steps per second (the core alone: 1.3 million decisions per second).
+the opponents' until its next turn) plus one observation and one legal mask per game. The
+opponents' decisions run as a shrinking series of batched steps (each chain of skips and
+drawn cards adds one), so the fixed cost per engine call matters as much as the cost per
+game. ``python -m uno_rl.bench --rows vector`` measures it (random legal play on both sides).
 
 Opponents: ``None`` (uniformly random legal play), one batched callable for every opponent
 seat, or a sequence of ``P - 1`` callables, ``opponents[i]`` sitting ``i + 1`` seats
@@ -296,12 +297,12 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
             # end; their actions are ignored and only the other games are stepped (in place).
             live = np.flatnonzero(~done)
             self._check_legal(live, actions[live])
-            result = engine.step(state, actions[live], games=live)
+            result = engine.step(state, actions[live], games=live, validate=False)
             rows = np.arange(live.size)
         else:
             live = rows = self._rows
             self._check_legal(live, actions)
-            result = engine.step(state, actions)
+            result = engine.step(state, actions, validate=False)
         self._fresh[live] = False
         reward[live] += self._carry[live]
         self._carry[live] = 0.0
@@ -415,9 +416,9 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
             games = games[(state.actor[games] != self.seat[games]) & (state.phase[games] != OVER)]
             if not games.size:
                 return
-            masks = engine.legal_mask(state, games)
+            masks = engine.legal_mask(state, games, validate=False)
             actions = self._opponent_actions(games, masks)
-            result = engine.step(state, actions, games=games)  # in place: no copies
+            result = engine.step(state, actions, games=games, validate=False)  # checked: _call
             self._account(
                 games,
                 result.rewards[np.arange(games.size), self.seat[games]],

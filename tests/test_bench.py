@@ -70,3 +70,12 @@ def test_vector_row_json(capsys, monkeypatch):
     rows = run_json(capsys, "--rows", "vector", "--players", "2")
     assert [(r["name"], r["players"], r["batch"]) for r in rows] == [("vector", 2, 64)]
     assert KEYS <= rows[0].keys() and rows[0]["decisions_per_s"] > 0
+
+
+def test_evaluate_row_json(capsys):
+    rows = run_json(capsys, "--rows", "evaluate", "--evaluate-rounds", "1000")
+    assert [r["name"] for r in rows] == ["evaluate"]
+    row = rows[0]
+    assert KEYS <= row.keys() and row["players"] == 2
+    assert row["rounds_per_s"] > 0 and row["decisions_per_s"] > row["rounds_per_s"]
+    assert "1,000 rounds" in row["note"]

@@ -13,6 +13,11 @@ vector        the native Gymnasium VectorEnv (``UnoVectorEnv``), 4096 games: lea
               learner's random legal action from ``info["action_mask"]``, random opponents
 aec           the PettingZoo AEC env (``uno_rl.envs.uno_v1.env()``, wrappers included): one
               game, ``env.last()`` then a uniformly random legal action from its mask; N = 1
+evaluate      the evaluator (``uno_rl.eval.run.evaluate``): ``color-first`` against
+              ``random-playable``, 2 players, duplicate deals, every CPU (worker processes);
+              one timed run of ``--evaluate-rounds`` rounds (1,000,000; 50,000 with ``--quick``)
+              including start-up, tables and ratings. ``batch`` is the games in lockstep per
+              worker; ``decisions_per_s`` counts every player's decisions
 rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
               uniformly random legal action, ``env.reset`` when the round is over; N = 1
 ============  =================================================================================
@@ -63,7 +68,7 @@ import pandas as pd
 from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
 from uno_rl.core.rng import new_seeds
 
-ROW_KINDS = ("core", "core-obs", "aec", "vector", "rlcard-step")
+ROW_KINDS = ("core", "core-obs", "aec", "vector", "evaluate", "rlcard-step")
 #: Games in the vector env row.
 VECTOR_GAMES = 4096
 #: Games aged once per player count; every core row starts from copies of them.
@@ -232,6 +237,30 @@ def vector_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
     }
 
 
+def evaluate_row(rounds: int, workers: int | None = None, seed: int = 0) -> dict:
+    """One evaluation of ``color-first`` against ``random-playable`` (2 players, official):
+    ``rounds`` rounds with duplicate deals on ``workers`` processes (default: every CPU)."""
+    from uno_rl.eval.run import default_workers, evaluate
+
+    workers = default_workers() if workers is None else workers
+    start = time.perf_counter()
+    result = evaluate(["color-first", "random-playable"], rounds=rounds, seed=seed, workers=workers)
+    elapsed = time.perf_counter() - start
+    agents = result.agents
+    played = int(agents["rounds"].iloc[0])
+    decisions = float(agents["decisions"].iloc[0]) * played
+    return {
+        "name": "evaluate",
+        "players": 2,
+        "batch": 4096,
+        "decisions_per_s": decisions / elapsed,
+        "rounds_per_s": played / elapsed,
+        "step_latency_us": math.nan,
+        "bytes_per_game": math.nan,
+        "note": f"{played:,} rounds on {workers} worker(s) in {elapsed:.1f} s, one timed run",
+    }
+
+
 def rlcard_row(players: int, seconds: float, repeats: int, seed: int, done: dict[int, dict]):
     """RLCard's UNO ``env.step`` loop, or None if the player count it runs is in ``done``
 
@@ -279,6 +308,7 @@ def run_bench(
     seconds: float,
     repeats: int,
     seed: int,
+    evaluate_rounds: int = 1_000_000,
 ) -> pd.DataFrame:
     """Every requested row; returns the tidy table (one row per measurement)."""
     records: list[dict] = []
@@ -303,6 +333,8 @@ def run_bench(
     if "vector" in rows:
         for p in players:
             add(vector_row(p, seconds, repeats, seed))
+    if "evaluate" in rows:
+        add(evaluate_row(evaluate_rounds, seed=seed))
     if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
         log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
     elif "rlcard-step" in rows:
@@ -351,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of every row's RNG")
     parser.add_argument("--quick", action="store_true", help="short repeats: under a minute")
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
+    parser.add_argument(
+        "--evaluate-rounds", type=int, help="rounds of the evaluate row (1,000,000; quick 50,000)"
+    )
     return parser
 
 
@@ -358,13 +393,18 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     args = build_parser().parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)
     seconds = args.seconds or (0.3 if args.quick else 2.0)
-    if repeats < 1 or seconds <= 0 or min(args.batch) < 1:
-        raise SystemExit("bench: --repeats, --seconds and --batch must be positive")
+    if repeats < 1 or seconds <= 0 or min(args.batch) < 1 or (args.evaluate_rounds or 1) < 1:
+        raise SystemExit(
+            "bench: --repeats, --seconds, --batch and --evaluate-rounds must be positive"
+        )
     log(
         f"rows={','.join(args.rows)} players={args.players} batch={args.batch} "
         f"repeats={repeats} seconds={seconds} seed={args.seed}"
     )
-    table = run_bench(args.rows, args.players, args.batch, seconds, repeats, args.seed)
+    evaluate_rounds = args.evaluate_rounds or (50_000 if args.quick else 1_000_000)
+    table = run_bench(
+        args.rows, args.players, args.batch, seconds, repeats, args.seed, evaluate_rounds
+    )
 
     if args.json:
         for record in table.to_dict(orient="records"):

@@ -37,23 +37,19 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from uno_rl.agents.random_agents import playable_first
 from uno_rl.core import engine, load_rules, sample_legal_actions
-from uno_rl.core.actions import DRAW, PASS
+from uno_rl.eval import stats
 
 POLICIES = ("random-playable", "random")
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
-
-def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+def wilson_interval(
+    successes: float, trials: float, confidence: float = 0.95
+) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion; (nan, nan) when there are no trials."""
-    if trials <= 0:
-        return (math.nan, math.nan)
-    p = successes / trials
-    denom = 1.0 + z * z / trials
-    centre = (p + z * z / (2.0 * trials)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / trials + z * z / (4.0 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low, high = stats.wilson_interval(successes, trials, confidence)
+    return float(low), float(high)
 
 
 def policy_mask(mask: np.ndarray, policy: str) -> np.ndarray:
@@ -62,11 +58,7 @@ def policy_mask(mask: np.ndarray, policy: str) -> np.ndarray:
         return mask
     if policy != "random-playable":
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    preferred = mask.copy()
-    preferred[:, [DRAW, PASS]] = False
-    fallback = ~preferred.any(axis=1)
-    preferred[fallback] = mask[fallback]
-    return preferred
+    return playable_first(mask)
 
 
 def _new_seeds(rng: np.random.Generator, k: int) -> np.ndarray:

@@ -1,0 +1,91 @@
+"""The duplicate-deal tournament loop."""
+
+import numpy as np
+import pytest
+
+from uno_rl.agents import Agent, make_agent
+from uno_rl.core import load_rules
+from uno_rl.core.rng import new_seeds
+from uno_rl.eval.play import play_jobs, rotations
+from uno_rl.eval.tournament import Chunk, Matchup, make_matchups, plan_chunks
+
+
+def test_rotations_seat_every_position_in_every_seat_once():
+    for p in (2, 3, 4, 10):
+        r = rotations(p)
+        assert r.shape == (p, p)
+        for seat in range(p):
+            assert sorted(r[:, seat]) == list(range(p))
+
+
+def run(spec_a, spec_b, preset="official", players=2, deals=300, seed=0, slots=128):
+    rules = load_rules(preset, players=players)
+    a, b = make_agent(spec_a, rules), make_agent(spec_b, rules)
+    lineup = [a] + [b] * (players - 1)
+    seeds = new_seeds(np.random.default_rng(seed), deals)
+    return rules, play_jobs(rules, lineup, seeds, np.random.default_rng(seed + 1), slots=slots)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_outcomes_are_consistent(players):
+    rules, out = run("color-first", "bayes-challenger", players=players, deals=200)
+    jobs = 200 * players
+    assert out.winner.shape == (jobs,) and out.position.shape == (jobs, players)
+    np.testing.assert_array_equal(out.position[:players], rotations(players))
+    assert (out.points.sum(axis=1) == 0).all()  # zero-sum
+    won = out.winner >= 0
+    assert (out.points[np.flatnonzero(won), out.winner[won]] >= 0).all()
+    assert (out.truncated == ~won).all()
+    assert (out.decisions > 0).all() and (out.rounds == 1).all()
+
+
+def test_same_inputs_same_outcomes():
+    _, first = run("rule", "random-playable", deals=100)
+    _, again = run("rule", "random-playable", deals=100)
+    np.testing.assert_array_equal(first.winner, again.winner)
+    np.testing.assert_array_equal(first.points, again.points)
+    _, other = run("rule", "random-playable", deals=100, seed=5)
+    assert not np.array_equal(first.points, other.points)
+
+
+def test_match_mode_plays_whole_matches():
+    rules, out = run("color-first", "random-playable", preset="kids", deals=60)
+    assert (out.rounds >= 3).all()
+    winners = out.winner[out.winner >= 0]
+    assert (out.points[np.flatnonzero(out.winner >= 0), winners] == 3).all()
+
+
+class Cheater(Agent):
+    name = "cheater"
+
+    def act(self, observations, masks, rng, memory=None, rows=None):
+        return np.full(masks.shape[0], 62)  # challenge, whatever the phase
+
+
+def test_an_illegal_action_names_the_agent():
+    rules = load_rules("official")
+    with pytest.raises(ValueError, match="agent 'cheater' chose illegal action 62"):
+        play_jobs(rules, [Cheater(rules), make_agent("rule", rules)], np.arange(4, dtype=np.uint64),
+                  np.random.default_rng(0))  # fmt: skip
+
+
+def test_match_ups_and_shared_deals():
+    assert [m.lineup for m in make_matchups(["a", "b"], 3, "head-to-head")] == [("a", "b", "b")]
+    assert len(make_matchups(["a", "b", "c"], 2, "round-robin")) == 3
+    assert len(make_matchups(["a", "b", "c"], 4, "round-robin")) == 6
+    assert make_matchups(["a", "b", "c"], 3, "table")[0].label == "a | b | c"
+    assert Matchup(("a", "b", "b", "b")).label == "a vs 3 x b"
+    with pytest.raises(ValueError, match="3 players need 3 agents"):
+        make_matchups(["a", "b"], 3, "table")
+    with pytest.raises(ValueError, match="exactly 2"):
+        make_matchups(["a", "b", "c"], 2, "head-to-head")
+    rules = load_rules("official")
+    chunks = plan_chunks(rules, make_matchups(["a", "b", "c"], 2, "round-robin"), 5000, seed=3)
+    assert len(chunks) == 3 * 2 and sum(c.deals for c in chunks) == 3 * 2500
+    first = [c for c in chunks if c.chunk_index == 0]
+    for c in first[1:]:  # every match-up plays the same deals
+        np.testing.assert_array_equal(c.deal_seeds(), first[0].deal_seeds())
+    other = Chunk(rules, ("a", "b"), 0, 4, 0, 0, 10)
+    assert not np.array_equal(
+        other.deal_seeds(), Chunk(rules, ("a", "b"), 0, 3, 0, 0, 10).deal_seeds()
+    )

@@ -1,0 +1,191 @@
+"""The batched agent protocol and the typed, validated parameters agents take.
+
+An agent plays N games at once::
+
+    actions = agent.act(observations, masks, rng)            # (k, 349) f32, (k, 77) bool -> (k,)
+    actions = agent.act(observations, masks, rng, memory, rows)  # agents that remember
+
+``observations`` are each acting seat's own view (:func:`uno_rl.core.observe.observe`),
+``masks`` the legal actions, ``rng`` an explicit ``numpy.random.Generator``; the result is one
+legal action per game (int64). There is no per-game Python loop anywhere in an agent.
+
+Agents that remember what they saw keep a per-game *memory*: a dict of arrays whose first axis
+is a game slot, made by :meth:`Agent.new_memory` (one per seat the agent plays), cleared for new
+rounds by :meth:`Agent.reset_memory`, and passed to :meth:`Agent.act` with ``rows``, the slot of
+each of the k games. Without a memory such an agent plays as if it remembered nothing.
+
+An agent is also a :data:`uno_rl.envs.vector.BatchedOpponent`: ``agent(observations, masks,
+rng)`` calls :meth:`act`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from uno_rl.core.actions import NUM_ACTIONS
+from uno_rl.core.rules import Rules
+
+__all__ = ["Agent", "AgentError", "Param", "parse_value"]
+
+
+class AgentError(ValueError):
+    """An unknown agent or parameter, a bad parameter value, or an unreadable agent spec."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One agent parameter: its type, default, allowed values and meaning."""
+
+    default: Any
+    doc: str
+    choices: tuple[str, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def kind(self) -> type:
+        return type(self.default)
+
+    def check(self, agent: str, name: str, value: Any) -> Any:
+        """``value`` converted to this parameter's type, or an :class:`AgentError` naming it."""
+        if isinstance(value, str) and self.kind is not str:
+            value = parse_value(agent, name, value, self.kind)
+        kind = self.kind
+        ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value, ok = float(value), True
+        if not ok:
+            raise AgentError(
+                f"agent {agent!r}: parameter {name!r} must be {kind.__name__}, got "
+                f"{type(value).__name__} {value!r}"
+            )
+        if self.choices is not None and value not in self.choices:
+            raise AgentError(
+                f"agent {agent!r}: parameter {name!r} must be one of {', '.join(self.choices)}, "
+                f"got {value!r}"
+            )
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
+            raise AgentError(
+                f"agent {agent!r}: parameter {name!r} must be in [{self.low}, {self.high}], "
+                f"got {value!r}"
+            )
+        return value
+
+
+def parse_value(agent: str, name: str, text: str, kind: type) -> Any:
+    """Parse the text of a ``name=value`` spec parameter as ``kind``."""
+    try:
+        if kind is bool:
+            lowered = text.strip().lower()
+            if lowered in ("true", "yes", "1", "on"):
+                return True
+            if lowered in ("false", "no", "0", "off"):
+                return False
+            raise ValueError(text)
+        return kind(text.strip())
+    except ValueError:
+        raise AgentError(
+            f"agent {agent!r}: parameter {name!r} must be {kind.__name__}, got {text!r}"
+        ) from None
+
+
+class Agent:
+    """Base class of batched agents. Subclasses set :attr:`name`, :attr:`PARAMS`, :meth:`act`.
+
+    Args:
+        rules: the rules the agent plays under (bluff legality, penalties, player count).
+        **params: values for :attr:`PARAMS` (strings are parsed); unknown names raise
+            :class:`AgentError`.
+    """
+
+    #: Registry name of the strategy.
+    name: ClassVar[str] = "agent"
+    #: One-line summary of the strategy.
+    summary: ClassVar[str] = ""
+    #: The parameters the agent takes.
+    PARAMS: ClassVar[dict[str, Param]] = {}
+    #: False for agents that ignore observations (callers may pass ``None``).
+    needs_observation: ClassVar[bool] = True
+
+    def __init__(self, rules: Rules, **params: Any):
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a uno_rl.core.Rules, got {type(rules).__name__}")
+        unknown = sorted(set(params) - set(self.PARAMS))
+        if unknown:
+            known = ", ".join(sorted(self.PARAMS)) or "none"
+            raise AgentError(
+                f"agent {self.name!r} has no parameter {unknown[0]!r} (parameters: {known})"
+            )
+        self.rules = rules
+        self.params: dict[str, Any] = {
+            key: spec.check(self.name, key, params.get(key, spec.default))
+            for key, spec in self.PARAMS.items()
+        }
+        #: How tables name this agent (the spec string it was made from).
+        self.label: str = self.spec
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec string: the name and every parameter that differs from its default."""
+        changed = [
+            f"{key}={_format(value)}"
+            for key, value in self.params.items()
+            if value != self.PARAMS[key].default
+        ]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+    # ------------------------------------------------------------------ protocol
+    def act(
+        self,
+        observations: np.ndarray | None,
+        masks: np.ndarray,
+        rng: np.random.Generator,
+        memory: Mapping[str, np.ndarray] | None = None,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(k,) int64 legal actions for k games (see the module docstring)."""
+        raise NotImplementedError
+
+    def new_memory(self, num_games: int) -> dict[str, np.ndarray] | None:
+        """A fresh per-game memory of ``num_games`` slots, or None for agents without one."""
+        return None
+
+    def reset_memory(self, memory: Mapping[str, np.ndarray] | None, rows: np.ndarray) -> None:
+        """Forget what slots ``rows`` remembered (a new round starts there)."""
+        if memory is None:
+            return
+        fresh = self.new_memory(1)
+        for key, array in memory.items():
+            array[rows] = fresh[key][0]
+
+    def __call__(
+        self, observations: np.ndarray | None, masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        return self.act(observations, masks, rng)
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def check_batch(observations: np.ndarray | None, masks: np.ndarray, needs_obs: bool) -> int:
+    """The batch size k, after checking shapes; a clear error otherwise."""
+    masks = np.asarray(masks)
+    if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS or masks.dtype != bool:
+        raise ValueError(
+            f"masks must be a (k, {NUM_ACTIONS}) bool array, got {masks.dtype} {masks.shape}"
+        )
+    if needs_obs and (observations is None or len(observations) != masks.shape[0]):
+        raise ValueError("observations must have one row per mask row")
+    return masks.shape[0]

@@ -1,0 +1,150 @@
+"""When to challenge a +4: the ``challenge`` parameter of every heuristic agent.
+
+=============  ==============================================================================
+policy         challenges a +4 played on it when
+=============  ==============================================================================
+``never``      never (accepts, or stacks where the rules allow)
+``always``     always
+``threshold``  the +4 player still holds at least ``challenge_hand`` cards (0: never by size),
+               or, with ``challenge_color=true``, named the color that was current before the
+               +4 (keeping the color suggests they held it)
+``bayes``      the probability that the +4 was a bluff, from public information, exceeds the
+               break-even probability of the active penalty rules for ``objective``
+               (:mod:`uno_rl.analysis.bluff`)
+=============  ==============================================================================
+
+``bayes`` counts the cards the observer has not seen (not in its hand, not in the discard pile)
+and assumes they are spread uniformly over the unseen places; the +4 player's ``h`` cards are
+then a uniform sample of them. With a memory it also uses colors passed on: when the next
+player answered a color the agent left by drawing one card and keeping it, they held no card
+of that color then (assuming they play when they can), so only the cards they drew since can
+be of it. The bluff probability is computed over those cards instead of the whole hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from uno_rl.analysis.bluff import (
+    bluff_kinds,
+    bluff_probability,
+    challenge_break_even,
+    unseen_counts,
+)
+from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, PASS
+from uno_rl.core.cards import KIND_COLOR, KIND_RANK, NUM_COLORS
+from uno_rl.core.rules import Rules
+
+from .view import ObservationView
+
+__all__ = ["POLICIES", "challenge_decisions", "new_memory", "remember_action", "update_memory"]
+
+POLICIES = ("never", "always", "threshold", "bayes")
+#: ``possible`` value meaning "no evidence: the whole hand".
+UNKNOWN = np.int16(10_000)
+
+
+def challenge_decisions(
+    rules: Rules,
+    params: Mapping,
+    view: ObservationView,
+    memory: Mapping[str, np.ndarray] | None = None,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    """(k,) bool: challenge the +4 in each game (callers and it with the legal mask)."""
+    policy = params["challenge"]
+    k = view.obs.shape[0]
+    if policy == "never" or not rules.challenge_enabled:
+        return np.zeros(k, bool)
+    if policy == "always":
+        return np.ones(k, bool)
+    bluffer = np.maximum(view.draw4_player, 0)
+    their_cards = view.hand_sizes[np.arange(k), bluffer]
+    if policy == "threshold":
+        hand = params["challenge_hand"]
+        decide = (their_cards >= hand) if hand > 0 else np.zeros(k, bool)
+        if params["challenge_color"]:
+            decide |= (view.color == view.previous_color) & (view.previous_color >= 0)
+        return decide
+    return bluff_estimate(rules, view, memory, rows) > challenge_break_even(
+        rules, params["objective"]
+    )
+
+
+def bluff_estimate(
+    rules: Rules,
+    view: ObservationView,
+    memory: Mapping[str, np.ndarray] | None = None,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    """(k,) float64: the probability that the +4 on top was a bluff (0 where none is on top)."""
+    k = view.obs.shape[0]
+    on_d4 = (view.previous_color >= 0) & (view.draw4_player > 0)
+    previous = np.maximum(view.previous_color, 0)
+    bluffer = np.maximum(view.draw4_player, 0)
+    unseen = unseen_counts(view.hand, view.discard)
+    kinds = bluff_kinds(rules, previous)
+    unseen_bluff = (unseen * kinds).sum(axis=1)
+    cards = view.hand_sizes[np.arange(k), bluffer]
+    if memory is not None:
+        possible = memory["possible"][rows, bluffer, previous]
+        cards = np.minimum(cards, possible)
+    estimate = bluff_probability(unseen_bluff, unseen.sum(axis=1), cards)
+    return np.where(on_d4, estimate, 0.0)
+
+
+# ---------------------------------------------------------------------- memory
+def new_memory(num_games: int, players: int) -> dict[str, np.ndarray]:
+    """Per-game memory of the ``bayes`` policy.
+
+    ``sizes`` (N, P) int16: hand sizes (relative seats) at the agent's last decision, -1 before
+    its first. ``next_seat`` (N,) int8: the relative seat that played after that decision.
+    ``left_color`` (N,) int8: the color the agent left the next player with (-1 if its action
+    gave no normal turn to them). ``possible`` (N, P, 4) int16: how many of each seat's cards
+    can be of each color (:data:`UNKNOWN`: all of them).
+    """
+    return {
+        "sizes": np.full((num_games, players), -1, np.int16),
+        "next_seat": np.zeros(num_games, np.int8),
+        "left_color": np.full(num_games, -1, np.int8),
+        "possible": np.full((num_games, players, NUM_COLORS), UNKNOWN, np.int16),
+    }
+
+
+def update_memory(memory: Mapping[str, np.ndarray], rows: np.ndarray, view: ObservationView):
+    """Fold in what changed since the agent's last decision in games ``rows``."""
+    sizes_then = memory["sizes"][rows].astype(np.int64)
+    sizes_now = view.hand_sizes
+    seen = sizes_then[:, 0] >= 0
+    growth = np.where(seen[:, None], sizes_now - sizes_then, 0)
+    possible = memory["possible"][rows].astype(np.int64)
+    known = possible < UNKNOWN
+    possible = np.where(known, possible + np.maximum(growth, 0)[:, :, None], possible)
+    possible = np.minimum(possible, np.where(known, sizes_now[:, :, None], UNKNOWN))
+    nxt = memory["next_seat"][rows].astype(np.int64)
+    left = memory["left_color"][rows].astype(np.int64)
+    r = np.arange(rows.size)
+    passed = seen & (left >= 0) & (growth[r, nxt] == 1)
+    if passed.any():
+        idx = np.flatnonzero(passed)
+        possible[idx, nxt[idx], left[idx]] = 0
+    memory["possible"][rows] = possible.astype(np.int16)
+    memory["sizes"][rows] = sizes_now.astype(np.int16)
+
+
+def remember_action(
+    memory: Mapping[str, np.ndarray], rows: np.ndarray, view: ObservationView, actions
+) -> None:
+    """Record the color each chosen action leaves the next player with."""
+    actions = np.asarray(actions, np.int64)
+    card = ACTION_CARD[actions].astype(np.int64)
+    plain = (card >= 0) & (card < 52) & (KIND_RANK[np.maximum(card, 0)] < 10)
+    left = np.where(plain, KIND_COLOR[np.maximum(card, 0)], -1)
+    wild = card == 52
+    left = np.where(wild, ACTION_COLOR[actions], left)
+    keep = (actions == DRAW) | (actions == PASS)
+    left = np.where(keep, view.color, left)
+    memory["left_color"][rows] = left.astype(np.int8)
+    memory["next_seat"][rows] = view.next_seat.astype(np.int8)

@@ -1,0 +1,1 @@
+"""Evaluation: duplicate-deal tournaments between batched agents, statistics, ratings."""

@@ -1,0 +1,238 @@
+"""Play a queue of duplicate-deal rounds between batched agents, many games at once.
+
+A *job* is one deal played with one seating: job ``j`` plays deal ``j // R`` with rotation
+``j % R`` of the line-up (seat ``s`` gets line-up position ``rotations[r, s]``). Up to
+``slots`` jobs run in lockstep on one batched core state; a finished job's slot takes the next
+job at once. Each step, every game's acting seat is played by its agent, one batched call per
+agent (a loop over agents, never over games). Under ``match=true`` a job is a whole match.
+
+:func:`play_jobs` returns one :class:`Outcomes` row per job, in job order. Everything is a
+function of the deal seeds and the generator: the same inputs give the same outcomes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from uno_rl.agents.base import Agent
+from uno_rl.core import engine
+from uno_rl.core.actions import action_name
+from uno_rl.core.cards import KIND_POINTS
+from uno_rl.core.observe import observe
+from uno_rl.core.phases import PHASE_NAMES
+from uno_rl.core.rules import Rules
+
+__all__ = ["Outcomes", "play_jobs", "rotations"]
+
+_POINTS = KIND_POINTS.astype(np.int32)
+
+
+def rotations(players: int) -> np.ndarray:
+    """(P, P) int64: rotation ``r`` seats line-up position ``(s + r) % P`` in seat ``s``, so each
+    position sits in every seat exactly once per deal."""
+    seats = np.arange(players)
+    return (seats[None, :] + seats[:, None]) % players
+
+
+@dataclasses.dataclass
+class Outcomes:
+    """Per-job results (J jobs, P seats), in job order.
+
+    Attributes:
+        position: (J, P) int8: line-up position seated in each seat.
+        winner: (J,) int8: winning seat (-1: truncated, a draw).
+        truncated: (J,) bool.
+        decisions: (J,) int32: decisions of the round (of the last round, in a match).
+        rounds: (J,) int32: rounds played (1, or a match's rounds).
+        points: (J, P) int32: the zero-sum points of each seat: the winner scores the card
+            points left in the other hands, each loser minus their own (0 when truncated). In a
+            match: the final match scores.
+        draw4_plays, bluffs, challenges, challenges_won: (J, P) int16 per-seat counts.
+    """
+
+    position: np.ndarray
+    winner: np.ndarray
+    truncated: np.ndarray
+    decisions: np.ndarray
+    rounds: np.ndarray
+    points: np.ndarray
+    draw4_plays: np.ndarray
+    bluffs: np.ndarray
+    challenges: np.ndarray
+    challenges_won: np.ndarray
+
+    @classmethod
+    def empty(cls, jobs: int, players: int) -> Outcomes:
+        return cls(
+            position=np.zeros((jobs, players), np.int8),
+            winner=np.full(jobs, -1, np.int8),
+            truncated=np.zeros(jobs, bool),
+            decisions=np.zeros(jobs, np.int32),
+            rounds=np.ones(jobs, np.int32),
+            points=np.zeros((jobs, players), np.int32),
+            draw4_plays=np.zeros((jobs, players), np.int16),
+            bluffs=np.zeros((jobs, players), np.int16),
+            challenges=np.zeros((jobs, players), np.int16),
+            challenges_won=np.zeros((jobs, players), np.int16),
+        )
+
+
+def play_jobs(
+    rules: Rules,
+    lineup: Sequence[Agent],
+    deal_seeds: np.ndarray,
+    rng: np.random.Generator,
+    seatings: np.ndarray | None = None,
+    slots: int = 4096,
+    on_finished: Callable[[int], None] | None = None,
+) -> Outcomes:
+    """Play every deal with every seating of ``lineup``.
+
+    Args:
+        rules: the rules of every game.
+        lineup: one agent per line-up position (``P`` of them; the same agent object may
+            appear several times; each position keeps its own memory).
+        deal_seeds: (D,) uint64 deal seeds.
+        rng: the agents' generator.
+        seatings: (R, P) line-up position of each seat in each seating; default
+            :func:`rotations` (R = P).
+        slots: games in lockstep.
+        on_finished: called with the number of jobs that just finished (progress bars).
+
+    Returns:
+        :class:`Outcomes` of the ``D * R`` jobs, job ``d * R + r`` = deal ``d``, seating ``r``.
+
+    Raises:
+        ValueError: an agent returned a bad or illegal action (the message names the agent).
+    """
+    p = rules.players
+    if len(lineup) != p:
+        raise ValueError(f"the line-up needs one agent per seat: {p}, got {len(lineup)}")
+    seatings = rotations(p) if seatings is None else np.asarray(seatings, np.int64)
+    deal_seeds = np.asarray(deal_seeds, np.uint64)
+    num_jobs = deal_seeds.size * seatings.shape[0]
+    out = Outcomes.empty(num_jobs, p)
+    if num_jobs == 0:
+        return out
+    n = min(slots, num_jobs)
+    job_seed = np.repeat(deal_seeds, seatings.shape[0])
+    job_seating = np.tile(np.arange(seatings.shape[0]), deal_seeds.size)
+    out.position[:] = seatings[job_seating]
+
+    agents = list(lineup)
+    distinct = list(dict.fromkeys(agents))  # the same object plays all its positions at once
+    memories = [agent.new_memory(n) for agent in agents]
+    needs_obs = any(a.needs_observation for a in distinct)
+    # Per distinct agent: its line-up positions, and whether it plays them with memories.
+    plan = []
+    for agent in distinct:
+        positions = [i for i, a in enumerate(agents) if a is agent]
+        plan.append((agent, positions, any(memories[i] is not None for i in positions)))
+
+    slot_job = np.arange(n)
+    state = engine.reset(rules, job_seed[:n])
+    position = out.position[slot_job].astype(np.int64)  # (n, P) line-up position per seat
+    active = np.ones(n, bool)
+    next_job = n
+    rows_all = np.arange(n)
+    while True:
+        live = rows_all if active.all() else np.flatnonzero(active)
+        if not live.size:
+            break
+        full = live.size == n
+        masks = engine.legal_mask(state) if full else engine.legal_mask(state, live)
+        actor = state.actor[live].astype(np.int64)
+        acting_position = position[live, actor]
+        observations = None
+        if needs_obs:
+            view = state if full else state.take(live)
+            observations = observe(view, actor)
+        actions = np.empty(live.size, np.int64)
+        for agent, positions, remembers in plan:
+            if remembers:
+                groups = [np.flatnonzero(acting_position == i) for i in positions]
+                mems = [memories[i] for i in positions]
+            elif len(positions) == 1:
+                groups, mems = [np.flatnonzero(acting_position == positions[0])], [None]
+            else:
+                groups, mems = [np.flatnonzero(np.isin(acting_position, positions))], [None]
+            for rows, memory in zip(groups, mems):
+                if rows.size:
+                    actions[rows] = _act(agent, observations, masks, rows, rng, memory, live)
+        _check_legal(agents, acting_position, masks, actions, live, state)
+        result = engine.step(state, actions, games=None if full else live, validate=False)
+        over = result.match_over if rules.match else result.round_over
+        done = np.flatnonzero(over)
+        if not done.size:
+            continue
+        games = live[done]
+        _record(out, slot_job[games], state, games, result, done, rules)
+        if on_finished is not None:
+            on_finished(int(done.size))
+        refill = games[: max(0, num_jobs - next_job)]
+        if refill.size:
+            jobs = np.arange(next_job, next_job + refill.size)
+            next_job += refill.size
+            slot_job[refill] = jobs
+            engine.reset_games(state, refill, job_seed[jobs])
+            position[refill] = out.position[jobs]
+            for agent, memory in zip(agents, memories):
+                agent.reset_memory(memory, refill)
+        active[games[refill.size :]] = False
+    return out
+
+
+def _act(agent, observations, masks, rows, rng, memory, live) -> np.ndarray:
+    obs = None if observations is None else observations[rows]
+    if memory is None:
+        actions = agent.act(obs, masks[rows], rng)
+    else:
+        actions = agent.act(obs, masks[rows], rng, memory, live[rows])
+    actions = np.asarray(actions)
+    if actions.shape != (rows.size,) or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(
+            f"agent {agent.label!r} must return ({rows.size},) integer actions, got "
+            f"{actions.dtype} {actions.shape}"
+        )
+    return actions
+
+
+def _check_legal(agents, acting_position, masks, actions, live, state) -> None:
+    in_range = (actions >= 0) & (actions < masks.shape[1])
+    ok = in_range.copy()
+    ok[in_range] = masks[np.flatnonzero(in_range), actions[in_range]]
+    if ok.all():
+        return
+    i = int(np.flatnonzero(~ok)[0])
+    game, a = int(live[i]), int(actions[i])
+    agent = agents[int(acting_position[i])]
+    what = action_name(a) if 0 <= a < masks.shape[1] else "out of range"
+    legal = ", ".join(f"{j} ({action_name(j)})" for j in np.flatnonzero(masks[i]))
+    raise ValueError(
+        f"agent {agent.label!r} chose illegal action {a} ({what}) in game slot {game}, phase "
+        f"'{PHASE_NAMES[state.phase[game]]}'; legal actions: {legal}"
+    )
+
+
+def _record(out, jobs, state, games, result, rows, rules) -> None:
+    """Store the finished jobs' outcomes (state rows ``games``, result rows ``rows``)."""
+    truncated = result.truncated[rows] if not rules.match else np.zeros(rows.size, bool)
+    out.truncated[jobs] = truncated
+    out.decisions[jobs] = result.decisions[rows]
+    if rules.match:
+        out.winner[jobs] = engine.match_winner(state.take(games))
+        out.rounds[jobs] = state.round_index[games] + 1
+        out.points[jobs] = state.scores[games]
+    else:
+        winner = result.winner[rows].astype(np.int64)
+        out.winner[jobs] = winner
+        left = (state.hands[games].astype(np.int32) * _POINTS).sum(axis=2)  # (k, P)
+        won = winner >= 0
+        seat_is_winner = np.arange(rules.players)[None, :] == winner[:, None]
+        points = np.where(seat_is_winner, left.sum(axis=1, keepdims=True), -left)
+        out.points[jobs] = np.where(won[:, None], points, 0)
+    for name in ("draw4_plays", "bluffs", "challenges", "challenges_won"):
+        getattr(out, name)[jobs] = getattr(result, name)[rows]

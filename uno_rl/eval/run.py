@@ -1,0 +1,205 @@
+"""One evaluation: a rule variant, a player count, match-ups, rounds; the tables it yields."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+from uno_rl.agents import make_agent
+from uno_rl.core.rules import Rules, load_rules
+
+from .summary import agent_table, pair_table, rating_table, seat_table
+from .tournament import Matchup, concat_outcomes, make_matchups, plan_chunks, play_chunks
+
+__all__ = [
+    "Evaluation",
+    "default_workers",
+    "evaluate",
+    "parse_switch",
+    "variant_label",
+]
+
+
+def default_workers() -> int:
+    """Worker processes by default: every CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_switch(text: str) -> tuple[str, Any]:
+    """``key=value`` with a TOML value (``true``, ``3``, ``0.5``), or a bare string (``any``)."""
+    key, eq, value = text.partition("=")
+    if not eq or not key.strip():
+        raise ValueError(f"a rule switch must be key=value, got {text!r}")
+    try:
+        parsed = tomllib.loads(f"v = {value.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value.strip()
+    return key.strip(), parsed
+
+
+def variant_label(preset: str, switches: dict[str, Any]) -> str:
+    """``official`` or ``official+stacking=any+jump_in=true``."""
+
+    def fmt(v: Any) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+    return "+".join([str(preset)] + [f"{k}={fmt(v)}" for k, v in sorted(switches.items())])
+
+
+@dataclasses.dataclass
+class Evaluation:
+    """The tables of an evaluation (see :mod:`uno_rl.eval.summary` for the columns)."""
+
+    seats: pd.DataFrame
+    agents: pd.DataFrame
+    pairs: pd.DataFrame
+    ratings: pd.DataFrame
+
+    @classmethod
+    def concat(cls, parts: Sequence[Evaluation]) -> Evaluation:
+        fields = [f.name for f in dataclasses.fields(cls)]
+        return cls(
+            **{
+                name: pd.concat([getattr(p, name) for p in parts], ignore_index=True)
+                for name in fields
+            }
+        )
+
+    def save(self, folder: str | os.PathLike[str]) -> None:
+        """Write every table as ``NAME.parquet`` and ``NAME.csv`` into ``folder``."""
+        os.makedirs(folder, exist_ok=True)
+        for field in dataclasses.fields(self):
+            table: pd.DataFrame = getattr(self, field.name)
+            write_atomic(table, os.path.join(folder, field.name))
+
+
+def write_atomic(table: pd.DataFrame, stem: str) -> None:
+    """``stem.parquet`` and ``stem.csv``, each written to a temporary file then renamed."""
+    for suffix, writer in ((".parquet", _to_parquet), (".csv", _to_csv)):
+        tmp = f"{stem}{suffix}.tmp"
+        writer(table, tmp)
+        os.replace(tmp, stem + suffix)
+
+
+def _to_parquet(table: pd.DataFrame, path: str) -> None:
+    table.to_parquet(path, index=False)
+
+
+def _to_csv(table: pd.DataFrame, path: str) -> None:
+    table.to_csv(path, index=False)
+
+
+def evaluate(
+    agents: Sequence[str],
+    preset: str = "official",
+    players: int | None = None,
+    switches: dict[str, Any] | None = None,
+    mode: str | None = None,
+    rounds: int = 20_000,
+    seed: int = 0,
+    workers: int | None = None,
+    confidence: float = 0.95,
+    rating_rounds: int = 50_000,
+    progress: bool = True,
+    slots: int = 4096,
+) -> Evaluation:
+    """Play ``agents`` against each other under one rule variant and summarise.
+
+    Args:
+        agents: agent specs (:func:`uno_rl.agents.make_agent`).
+        preset, players, switches: the rules (``players`` overrides the preset's).
+        mode: ``table``, ``head-to-head`` or ``round-robin`` (:func:`make_matchups`); default
+            ``head-to-head`` for 2 agents, ``table`` when there is one agent per seat,
+            else ``round-robin``.
+        rounds: rounds per match-up (rounded up to whole deals of P rotations).
+        seed: the run's seed; the same seed gives the same tables for any ``workers``.
+        workers: processes (default :func:`default_workers`).
+        confidence: of every interval.
+        rating_rounds: rounds fed to the OpenSkill ratings.
+        progress: show a tqdm bar.
+        slots: games in lockstep per process.
+    """
+    rules, label = resolve_variant(preset, players, switches or {})
+    matchups = resolve_matchups(agents, rules, mode)
+    return evaluate_variant(
+        rules, label, matchups, rounds, seed, workers, confidence, rating_rounds, progress, slots
+    )
+
+
+def resolve_variant(
+    preset: str, players: int | None, switches: dict[str, Any]
+) -> tuple[Rules, str]:
+    """Validated rules and the variant label."""
+    overrides = dict(switches)
+    if players is not None:
+        overrides["players"] = players
+    rules = load_rules(preset, **overrides)
+    return rules, variant_label(preset, dict(switches))
+
+
+def resolve_matchups(agents: Sequence[str], rules: Rules, mode: str | None) -> list[Matchup]:
+    """Match-ups of ``agents``; every spec is built once here so a bad one fails early."""
+    agents = list(agents)
+    if not agents:
+        raise ValueError("name at least one agent")
+    for spec in dict.fromkeys(agents):
+        make_agent(spec, rules)
+    if mode is None:
+        if len(agents) == 2:
+            mode = "head-to-head"
+        elif len(agents) == rules.players:
+            mode = "table"
+        else:
+            mode = "round-robin"
+    return make_matchups(agents, rules.players, mode)
+
+
+def evaluate_variant(
+    rules: Rules,
+    label: str,
+    matchups: Sequence[Matchup],
+    rounds: int,
+    seed: int,
+    workers: int | None = None,
+    confidence: float = 0.95,
+    rating_rounds: int = 50_000,
+    progress: bool = True,
+    slots: int = 4096,
+    description: str | None = None,
+    pool=None,
+) -> Evaluation:
+    """Play and summarise one variant (rules already built); ``pool``: a
+    :func:`~uno_rl.eval.tournament.worker_pool` to reuse across calls."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    chunks = plan_chunks(rules, matchups, rounds, seed, slots)
+    workers = default_workers() if workers is None else workers
+    total = sum(c.deals * rules.players for c in chunks)
+    with tqdm(
+        total=total,
+        disable=not progress,
+        unit="round",
+        unit_scale=True,
+        desc=description or f"{label} {rules.players}p",
+        leave=False,
+    ) as bar:
+        parts = play_chunks(chunks, workers, lambda _i, k: bar.update(k), pool)
+    outcomes = []
+    for m in range(len(matchups)):
+        outcomes.append(concat_outcomes([o for c, o in zip(chunks, parts) if c.matchup_index == m]))
+    players = rules.players
+    return Evaluation(
+        seats=seat_table(label, players, matchups, outcomes, confidence),
+        agents=agent_table(label, players, matchups, outcomes, confidence),
+        pairs=pair_table(label, players, matchups, outcomes, confidence),
+        ratings=rating_table(label, players, matchups, outcomes, rating_rounds),
+    )

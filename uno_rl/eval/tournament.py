@@ -1,0 +1,212 @@
+"""Tournaments: line-ups of agents, duplicate deals, chunks of work, worker processes.
+
+A *match-up* is a line-up of ``P`` agent specs (repeats allowed). Every deal of a match-up is
+played ``P`` times, the line-up rotated one seat each time, so each line-up position sits in
+every seat once per deal and deal luck cancels (duplicate deals). All match-ups of one rule
+variant share the same deals, so agents are compared on identical cards.
+
+Work is cut into chunks of :data:`CHUNK_DEALS` deals; chunk ``c``'s deal seeds and agent
+generator derive from ``(seed, rules, players, c)`` only, so a run's outcomes do not depend on
+how many worker processes play the chunks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import multiprocessing
+import zlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+from uno_rl.agents import make_agent
+from uno_rl.core.rules import Rules
+
+from .play import Outcomes, play_jobs
+
+__all__ = [
+    "CHUNK_DEALS",
+    "MODES",
+    "Chunk",
+    "Matchup",
+    "concat_outcomes",
+    "make_matchups",
+    "plan_chunks",
+    "play_chunks",
+    "worker_pool",
+]
+
+#: Deals per unit of work.
+CHUNK_DEALS = 2048
+#: How a list of agents becomes match-ups.
+MODES = ("table", "head-to-head", "round-robin")
+
+
+@dataclasses.dataclass(frozen=True)
+class Matchup:
+    """A line-up: one agent spec per line-up position (``P`` of them)."""
+
+    lineup: tuple[str, ...]
+
+    @property
+    def agents(self) -> list[str]:
+        """Distinct specs, in line-up order."""
+        return list(dict.fromkeys(self.lineup))
+
+    @property
+    def label(self) -> str:
+        """``a vs b`` for two distinct agents (``a vs 3 x b`` with copies), else the line-up."""
+        distinct = self.agents
+        if len(distinct) == 2 and self.lineup.count(distinct[0]) == 1:
+            copies = len(self.lineup) - 1
+            other = distinct[1] if copies == 1 else f"{copies} x {distinct[1]}"
+            return f"{distinct[0]} vs {other}"
+        return " | ".join(self.lineup)
+
+
+def make_matchups(agents: Sequence[str], players: int, mode: str) -> list[Matchup]:
+    """The match-ups a mode makes of ``agents`` for ``players`` seats.
+
+    * ``table``: the agents share one table (``len(agents) == players``).
+    * ``head-to-head``: two agents, the first against ``P - 1`` copies of the second.
+    * ``round-robin``: every pair; with more than 2 seats each of the pair also plays against
+      copies of the other.
+    """
+    agents = list(agents)
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "table":
+        if len(agents) != players:
+            raise ValueError(
+                f"mode 'table' seats one agent per seat: {players} players need {players} "
+                f"agents, got {len(agents)}"
+            )
+        return [Matchup(tuple(agents))]
+    if mode == "head-to-head":
+        if len(agents) != 2:
+            raise ValueError(f"mode 'head-to-head' needs exactly 2 agents, got {len(agents)}")
+        return [Matchup((agents[0],) + (agents[1],) * (players - 1))]
+    if len(set(agents)) < 2 or len(set(agents)) != len(agents):
+        raise ValueError("mode 'round-robin' needs at least 2 distinct agents, each once")
+    out = []
+    for a, b in itertools.combinations(agents, 2):
+        out.append(Matchup((a,) + (b,) * (players - 1)))
+        if players > 2:
+            out.append(Matchup((b,) + (a,) * (players - 1)))
+    return out
+
+
+def rules_key(rules: Rules) -> int:
+    """A stable 32-bit fingerprint of a rule set (seeds deals per variant)."""
+    text = json.dumps(dataclasses.asdict(rules), sort_keys=True)
+    return zlib.crc32(text.encode())
+
+
+@dataclasses.dataclass(frozen=True)
+class Chunk:
+    """One unit of work: ``deals`` deals from ``first_deal`` of one match-up under ``rules``."""
+
+    rules: Rules
+    lineup: tuple[str, ...]
+    matchup_index: int
+    seed: int
+    chunk_index: int
+    first_deal: int
+    deals: int
+    slots: int = 4096
+
+    def deal_seeds(self) -> np.ndarray:
+        """(deals,) uint64: this chunk's deal seeds (the same for every match-up)."""
+        sequence = np.random.SeedSequence(
+            [self.seed, rules_key(self.rules), self.rules.players, self.chunk_index]
+        )
+        gen = np.random.Generator(np.random.PCG64(sequence))
+        return gen.integers(0, np.iinfo(np.int64).max, self.deals, dtype=np.int64).astype(np.uint64)
+
+    def agent_generator(self) -> np.random.Generator:
+        sequence = np.random.SeedSequence(
+            [
+                self.seed,
+                rules_key(self.rules),
+                self.rules.players,
+                self.chunk_index,
+                self.matchup_index + 1,
+            ]
+        )
+        return np.random.Generator(np.random.PCG64(sequence))
+
+
+def plan_chunks(
+    rules: Rules, matchups: Sequence[Matchup], rounds: int, seed: int, slots: int = 4096
+) -> list[Chunk]:
+    """Chunks playing at least ``rounds`` rounds per match-up (whole deals: a multiple of P)."""
+    deals = math.ceil(rounds / rules.players)
+    chunks = []
+    for m, matchup in enumerate(matchups):
+        for c, first in enumerate(range(0, deals, CHUNK_DEALS)):
+            count = min(CHUNK_DEALS, deals - first)
+            chunks.append(Chunk(rules, matchup.lineup, m, seed, c, first, count, slots))
+    return chunks
+
+
+def play_chunk(chunk: Chunk, on_finished: Callable[[int], None] | None = None) -> Outcomes:
+    """Play one chunk (in this process)."""
+    agents = {spec: make_agent(spec, chunk.rules) for spec in dict.fromkeys(chunk.lineup)}
+    return play_jobs(
+        chunk.rules,
+        [agents[spec] for spec in chunk.lineup],
+        chunk.deal_seeds(),
+        chunk.agent_generator(),
+        slots=chunk.slots,
+        on_finished=on_finished,
+    )
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` fresh (spawned) processes for :func:`play_chunks`."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def play_chunks(
+    chunks: Sequence[Chunk],
+    workers: int = 1,
+    on_finished: Callable[[int, int], None] | None = None,
+    pool: ProcessPoolExecutor | None = None,
+) -> list[Outcomes]:
+    """Play ``chunks``: in this process (``workers == 1``), in ``pool``, or in a pool of
+    ``workers`` processes made for the call.
+
+    ``on_finished(chunk_position, rounds)`` reports progress; results come back in chunk order.
+    A failing chunk raises its error here; nothing is returned for the others.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    results: list[Outcomes | None] = [None] * len(chunks)
+    if pool is None and (workers == 1 or len(chunks) <= 1):
+        for i, chunk in enumerate(chunks):
+            report = None if on_finished is None else (lambda k, i=i: on_finished(i, k))
+            results[i] = play_chunk(chunk, report)
+        return results  # type: ignore[return-value]
+    own = pool is None
+    pool = worker_pool(workers) if own else pool
+    try:
+        futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            if on_finished is not None:
+                on_finished(i, int(results[i].winner.size))
+    finally:
+        if own:
+            pool.shutdown(cancel_futures=True)
+    return results  # type: ignore[return-value]
+
+
+def concat_outcomes(parts: Sequence[Outcomes]) -> Outcomes:
+    """Outcomes of consecutive chunks joined in order."""
+    fields = [f.name for f in dataclasses.fields(Outcomes)]
+    return Outcomes(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in fields})

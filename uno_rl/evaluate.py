@@ -1,0 +1,153 @@
+"""Evaluate agents against each other with duplicate deals: ``python -m uno_rl.evaluate``.
+
+    python -m uno_rl.evaluate color-first random-playable --rounds 200000
+    python -m uno_rl.evaluate rule color-first points-dumper aggressive --players 4
+    python -m uno_rl.evaluate color-first:bluff=0.3 bayes-challenger --preset house \\
+        --set caught_bluffer=takes-back --mode head-to-head
+
+Agents are specs resolved by :func:`uno_rl.agents.make_agent` (names of ``agents/*.toml`` or
+built-in strategies, ``name:key=value,...``). Every deal is replayed with the line-up rotated
+through all seats; every match-up of the run plays the same deals. Prints the per-agent table
+(win rate with its Wilson interval, mean points with an interval), the paired tests between
+agents over the same deals and OpenSkill ratings, and writes the tables as Parquet and CSV to
+``--out`` (default ``runs/evaluate/<timestamp>/``): ``seats`` (one row per agent and seat: the
+tidy table), ``agents``, ``pairs``, ``ratings``, with ``config.json``.
+
+Both CPU cores are used by default (``--workers``); the same ``--seed`` gives the same tables
+for any number of workers. Bad input (unknown agent, parameter, preset or rule switch, an
+impossible value) fails before any game is played, with an error naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+import pandas as pd
+
+from uno_rl.agents import AgentError
+from uno_rl.core.rules import RulesError
+
+from .eval.run import Evaluation, default_workers, evaluate, parse_switch
+from .eval.tournament import MODES
+
+__all__ = ["format_report", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m uno_rl.evaluate",
+        description="Duplicate-deal evaluation of UNO agents.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("agents", nargs="+", help="agent specs, e.g. color-first:bluff=0.3")
+    parser.add_argument("--preset", default="official", help="rule preset (default official)")
+    parser.add_argument("--players", type=int, default=None, help="players (default: preset's)")
+    parser.add_argument(
+        "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
+        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
+    )  # fmt: skip
+    parser.add_argument("--mode", choices=MODES, default=None, help="how agents are matched")
+    parser.add_argument("--rounds", type=int, default=20_000, help="rounds per match-up")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", type=int, default=None,
+        help=f"worker processes (default: every CPU, here {default_workers()})",
+    )  # fmt: skip
+    parser.add_argument("--confidence", type=float, default=0.95, help="of every interval")
+    parser.add_argument("--rating-rounds", type=int, default=50_000, help="rounds rated")
+    parser.add_argument("--out", default=None, help="output folder")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def format_report(result: Evaluation, confidence: float = 0.95) -> str:
+    """The per-agent table, the paired tests and the ratings as readable text."""
+    pct = f"{round(confidence * 100)}%"
+    lines = []
+    agents = result.agents
+    for (variant, players), group in agents.groupby(["variant", "players"], sort=False):
+        lines.append(f"== {variant}, {players} players ==")
+        shown = pd.DataFrame({
+            "matchup": group["matchup"],
+            "agent": group["agent"],
+            "rounds": group["rounds"].map("{:,}".format),
+            "win rate": group["win_rate"].map("{:.2%}".format),
+            f"{pct} interval": [f"[{lo:.2%}, {hi:.2%}]" for lo, hi in zip(group["win_low"], group["win_high"])],
+            "points/round": group["points"].map("{:+.2f}".format),
+            f"points {pct}": [f"[{lo:+.2f}, {hi:+.2f}]" for lo, hi in zip(group["points_low"], group["points_high"])],
+            "truncated": group["truncated"].map("{:,}".format),
+            "+4/round": group["draw4_plays"].map("{:.3f}".format),
+        })  # fmt: skip
+        lines.append(shown.to_string(index=False))
+        pairs = result.pairs[
+            (result.pairs["variant"] == variant) & (result.pairs["players"] == players)
+        ]
+        for row in pairs.itertuples():
+            lines.append(
+                f"paired over {row.deals:,} deals ({row.matchup}): {row.agent_a} minus "
+                f"{row.agent_b} win rate {row.win_difference:+.2%} "
+                f"[{row.win_diff_low:+.2%}, {row.win_diff_high:+.2%}], p = {row.win_p_value:.3g}"
+            )
+        ratings = result.ratings[
+            (result.ratings["variant"] == variant) & (result.ratings["players"] == players)
+        ]
+        if len(ratings):
+            text = ", ".join(
+                f"{r.agent} {r.ordinal:.2f} (mu {r.mu:.2f}, sigma {r.sigma:.2f})"
+                for r in ratings.itertuples()
+            )
+            lines.append(f"OpenSkill ordinal over {int(ratings['rounds'].max()):,} rounds: {text}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        switches = dict(parse_switch(s) for s in args.switches)
+        if args.rounds < 1:
+            raise ValueError(f"--rounds must be at least 1, got {args.rounds}")
+        if args.workers is not None and args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        if not 0.0 < args.confidence < 1.0:
+            raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
+        start = time.perf_counter()
+        result = evaluate(
+            args.agents,
+            preset=args.preset,
+            players=args.players,
+            switches=switches,
+            mode=args.mode,
+            rounds=args.rounds,
+            seed=args.seed,
+            workers=args.workers,
+            confidence=args.confidence,
+            rating_rounds=args.rating_rounds,
+            progress=not args.no_progress,
+        )
+    except (AgentError, RulesError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - start
+    out = args.out or os.path.join("runs", "evaluate", dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    result.save(out)
+    config = {**vars(args), "switches": switches, "seconds": round(elapsed, 2)}
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    print(format_report(result, args.confidence))
+    rounds = int((result.agents["rounds"] / result.agents["players"]).sum())
+    print(
+        f"{rounds:,} rounds in {elapsed:.1f} s ({rounds / elapsed:,.0f} rounds/s); tables in "
+        f"{out}/ (seats, agents, pairs, ratings: .parquet and .csv)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -77,6 +77,8 @@ _POINTS = KIND_POINTS.astype(np.int32)
 _DEAL_CHUNK = 16384
 _LANES = np.arange(DECK_SIZE)
 _KINDS_INT8 = np.arange(NUM_KINDS, dtype=np.int8)
+#: Up to this many games, a multi-card draw uses one np.add.at instead of a pass per card.
+_SMALL_DRAW = 64
 #: (players, steps) -> (3 * players,) int8: seat ``steps`` after each seat, by direction + 1.
 _NEXT_SEAT = {
     (_p, _steps): np.concatenate(
@@ -342,9 +344,14 @@ def _draw_cards(s: State, g: np.ndarray, seats: np.ndarray, counts: np.ndarray) 
             rows = _seat_rows(s, g, seats)
             pile, hands = _flat(s.pile), _flat(s.hands)
             top = g * DECK_SIZE + s.pile_size[g] - 1  # flat index of each pile's top card
-            for depth in range(most):  # a few cards: one pass per card, each row once
-                r = np.flatnonzero(take > depth) if depth else np.flatnonzero(take)
-                hands[rows[r] * NUM_KINDS + pile[top[r] - depth]] += 1
+            if g.size <= _SMALL_DRAW:  # few games: one unbuffered add (a row may repeat a kind)
+                valid = _LANES[None, :most] < take[:, None]
+                cards = pile[(top[:, None] - _LANES[None, :most])[valid]]
+                np.add.at(hands, np.repeat(rows, take) * NUM_KINDS + cards, 1)
+            else:  # many games: one pass per card, each (game, seat) row once per pass
+                for depth in range(most):
+                    r = np.flatnonzero(take > depth) if depth else np.flatnonzero(take)
+                    hands[rows[r] * NUM_KINDS + pile[top[r] - depth]] += 1
             _flat(s.hand_size)[rows] += take.astype(np.int16)
             s.pile_size[g] -= take.astype(np.int16)
             remaining -= take

@@ -107,7 +107,14 @@ try:  # Gymnasium >= 1.1; 1.0 has no enum (and only next-step autoreset)
 except ImportError:  # pragma: no cover - gymnasium 1.0
     _NEXT_STEP = "NextStep"
 
-__all__ = ["BatchedOpponent", "UnoVectorEnv", "load_env_rules", "random_opponent"]
+__all__ = [
+    "BatchedOpponent",
+    "UnoVectorEnv",
+    "checked_actions",
+    "illegal_action_error",
+    "load_env_rules",
+    "random_opponent",
+]
 
 #: ``opponent(observations (k, 349) float32 | None, masks (k, 77) bool, rng) -> (k,) ints``
 BatchedOpponent = Callable[[np.ndarray | None, np.ndarray, np.random.Generator], np.ndarray]
@@ -138,6 +145,31 @@ def load_env_rules(
     if players is not None:
         overrides = {**overrides, "players": players}
     return load_rules(preset, **overrides)
+
+
+def checked_actions(actions, n: int) -> np.ndarray:
+    """``actions`` as (n,) int64 in range, or a TypeError / ValueError naming the problem."""
+    array = np.asarray(actions)
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(
+            f"actions must be integers in [0, {NUM_ACTIONS}), one per game, got dtype {array.dtype}"
+        )
+    if array.shape != (n,):
+        raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
+    bad = np.flatnonzero((array < 0) | (array >= NUM_ACTIONS))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"game {i}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})")
+    return array.astype(np.int64, copy=False)
+
+
+def illegal_action_error(game: int, action: int, mask: np.ndarray, seat: int, phase: int):
+    """The ValueError for the learner's illegal ``action`` in ``game`` (legal ones listed)."""
+    legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask))
+    return ValueError(
+        f"game {game}: illegal action {action} ({action_name(action)}) for the learner (seat "
+        f"{seat}) in phase '{PHASE_NAMES[phase]}'; legal actions: {legal}"
+    )
 
 
 def check_learner_seat(learner_seat: int | str, players: int) -> int | None:
@@ -340,31 +372,14 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         }
 
     def _check_actions(self, actions) -> np.ndarray:
-        n = self.num_envs
-        array = np.asarray(actions)
-        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-            raise TypeError(
-                f"actions must be integers in [0, {NUM_ACTIONS}), one per game, got dtype "
-                f"{array.dtype}"
-            )
-        if array.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
-        bad = np.flatnonzero((array < 0) | (array >= NUM_ACTIONS))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"game {i}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})")
-        return array.astype(np.int64, copy=False)
+        return checked_actions(actions, self.num_envs)
 
     def _check_legal(self, games: np.ndarray, actions: np.ndarray) -> None:
-        mask = self._mask
-        illegal = np.flatnonzero(~mask[games, actions])
+        illegal = np.flatnonzero(~self._mask[games, actions])
         if illegal.size:
-            g, a = int(games[illegal[0]]), int(actions[illegal[0]])
-            legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask[g]))
-            raise ValueError(
-                f"game {g}: illegal action {a} ({action_name(a)}) for the learner (seat "
-                f"{int(self.seat[g])}) in phase '{PHASE_NAMES[self.state.phase[g]]}'; "
-                f"legal actions: {legal}"
+            g = int(games[illegal[0]])
+            raise illegal_action_error(
+                g, int(actions[illegal[0]]), self._mask[g], int(self.seat[g]), self.state.phase[g]
             )
 
     def _deal(self, games: np.ndarray) -> None:

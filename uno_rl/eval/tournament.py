@@ -16,7 +16,6 @@ import dataclasses
 import itertools
 import json
 import math
-import multiprocessing
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -25,6 +24,7 @@ import numpy as np
 
 from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules
+from uno_rl.processes import process_context
 
 from .play import Outcomes, play_jobs
 
@@ -167,8 +167,9 @@ def play_chunk(chunk: Chunk, on_finished: Callable[[int], None] | None = None) -
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` fresh (spawned) processes for :func:`play_chunks`."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    """A pool of ``workers`` processes for :func:`play_chunks` (started as
+    :func:`uno_rl.processes.process_context` says)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=process_context())
 
 
 def play_chunks(

@@ -79,3 +79,10 @@ def test_evaluate_row_json(capsys):
     assert KEYS <= row.keys() and row["players"] == 2
     assert row["rounds_per_s"] > 0 and row["decisions_per_s"] > row["rounds_per_s"]
     assert "1,000 rounds" in row["note"]
+
+
+def test_train_row_json(capsys):
+    rows = run_json(capsys, "--rows", "train", "--train-decisions", "70000")
+    assert [r["name"] for r in rows] == ["train"]
+    row = rows[0]
+    assert KEYS <= row.keys() and row["decisions_per_s"] > 0 and "updates" in row["note"]

@@ -18,6 +18,10 @@ evaluate      the evaluator (``uno_rl.eval.run.evaluate``): ``color-first`` agai
               one timed run of ``--evaluate-rounds`` rounds (1,000,000; 50,000 with ``--quick``)
               including start-up, tables and ratings. ``batch`` is the games in lockstep per
               worker; ``decisions_per_s`` counts every player's decisions
+train         PPO self-play (``python -m uno_rl.train``'s defaults: official, 2 players, 2048 games,
+              32 steps per rollout, a 128x128 network, CPU): ``--train-decisions`` decisions
+              (2,000,000; 200,000 with ``--quick``) of rollouts and updates together, one timed
+              run after start-up, no evaluations; every seat's decision counts
 rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
               uniformly random legal action, ``env.reset`` when the round is over; N = 1
 ============  =================================================================================
@@ -68,7 +72,7 @@ import pandas as pd
 from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
 from uno_rl.core.rng import new_seeds
 
-ROW_KINDS = ("core", "core-obs", "aec", "vector", "evaluate", "rlcard-step")
+ROW_KINDS = ("core", "core-obs", "aec", "vector", "evaluate", "train", "rlcard-step")
 #: Games in the vector env row.
 VECTOR_GAMES = 4096
 #: Games aged once per player count; every core row starts from copies of them.
@@ -261,6 +265,35 @@ def evaluate_row(rounds: int, workers: int | None = None, seed: int = 0) -> dict
     }
 
 
+def train_row(decisions: int, seed: int = 0) -> dict:
+    """PPO self-play with the default config for ``decisions`` decisions, in a temporary run."""
+    import tempfile
+    from pathlib import Path
+
+    from uno_rl.ppo.config import TrainConfig
+    from uno_rl.train import train
+
+    config = TrainConfig(
+        name="bench", seed=seed, total_decisions=decisions, eval_every=0, final_eval_rounds=0,
+        tensorboard=False,
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        summary = train(config, Path(folder), progress=False)
+    return {
+        "name": "train",
+        "players": config.players,
+        "batch": config.num_games,
+        "decisions_per_s": summary["decisions"] / summary["seconds"],
+        "rounds_per_s": summary["rounds"] / summary["seconds"],
+        "step_latency_us": math.nan,
+        "bytes_per_game": math.nan,
+        "note": (
+            f"{summary['decisions']:,} decisions ({config.num_updates} updates) in "
+            f"{summary['seconds']:.1f} s, one timed run; rounds/s grows as the policy learns"
+        ),
+    }
+
+
 def rlcard_row(players: int, seconds: float, repeats: int, seed: int, done: dict[int, dict]):
     """RLCard's UNO ``env.step`` loop, or None if the player count it runs is in ``done``
 
@@ -309,6 +342,7 @@ def run_bench(
     repeats: int,
     seed: int,
     evaluate_rounds: int = 1_000_000,
+    train_decisions: int = 2_000_000,
 ) -> pd.DataFrame:
     """Every requested row; returns the tidy table (one row per measurement)."""
     records: list[dict] = []
@@ -335,6 +369,8 @@ def run_bench(
             add(vector_row(p, seconds, repeats, seed))
     if "evaluate" in rows:
         add(evaluate_row(evaluate_rounds, seed=seed))
+    if "train" in rows:
+        add(train_row(train_decisions, seed=seed))
     if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
         log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
     elif "rlcard-step" in rows:
@@ -386,6 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--evaluate-rounds", type=int, help="rounds of the evaluate row (1,000,000; quick 50,000)"
     )
+    parser.add_argument(
+        "--train-decisions", type=int, help="decisions of the train row (2,000,000; quick 200,000)"
+    )
     return parser
 
 
@@ -393,7 +432,13 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     args = build_parser().parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)
     seconds = args.seconds or (0.3 if args.quick else 2.0)
-    if repeats < 1 or seconds <= 0 or min(args.batch) < 1 or (args.evaluate_rounds or 1) < 1:
+    if (
+        repeats < 1
+        or seconds <= 0
+        or min(args.batch) < 1
+        or (args.evaluate_rounds or 1) < 1
+        or (args.train_decisions or 1) < 1
+    ):
         raise SystemExit(
             "bench: --repeats, --seconds, --batch and --evaluate-rounds must be positive"
         )
@@ -402,8 +447,16 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
         f"repeats={repeats} seconds={seconds} seed={args.seed}"
     )
     evaluate_rounds = args.evaluate_rounds or (50_000 if args.quick else 1_000_000)
+    train_decisions = args.train_decisions or (200_000 if args.quick else 2_000_000)
     table = run_bench(
-        args.rows, args.players, args.batch, seconds, repeats, args.seed, evaluate_rounds
+        args.rows,
+        args.players,
+        args.batch,
+        seconds,
+        repeats,
+        args.seed,
+        evaluate_rounds,
+        train_decisions,
     )
 
     if args.json:

@@ -1,19 +1,426 @@
-"""The main job (``make train`` / ``python -m uno_rl.train``).
+"""PPO self-play: ``python -m uno_rl.train`` trains a bot and reports how good it is.
 
-PPO self-play training arrives later (issue 5). Until then this entry point runs the batched
-random-play simulation of :mod:`uno_rl.simulate` with its default arguments, so that the main job
-exercises the real engine end to end and prints its statistics.
+    python -m uno_rl.train                                   # the quick-start config
+    python -m uno_rl.train --config experiments/train-official-2p.toml --num-games 2048
+    python -m uno_rl.train --resume runs/quickstart/20261130-120000
+    python -m uno_rl.train --help                            # every config field
+
+Read top to bottom, in the manner of CleanRL's ``ppo.py``:
+
+1. The config (:class:`uno_rl.ppo.config.TrainConfig`: a file, then command-line overrides).
+2. N games in lockstep (:class:`uno_rl.ppo.selfplay.SelfPlay`): the current policy in every
+   seat, or in one seat against past snapshots or zoo agents, chosen per game.
+3. Each update: a rollout of ``rollout_steps`` engine steps; the learner's transitions, linked
+   per (game, seat) (:class:`uno_rl.ppo.buffer.TurnBuffer`), the round's reward on each seat's
+   last transition; GAE; ``update_epochs`` passes of the clipped PPO loss over minibatches
+   (masked categorical policy, entropy over legal actions, clipped value loss, advantage
+   normalization, linear learning-rate decay).
+4. Every ``checkpoint_every`` updates an atomic checkpoint (model, optimizer, games, pool,
+   every generator); ``--resume RUN`` continues exactly where a killed run stopped.
+5. Logs: ``metrics.csv`` and TensorBoard (losses, entropy, explained variance, clip fraction,
+   decisions/s, win rates against the pool and the zoo, +4 / bluff / challenge rates), a tqdm
+   bar; every ``eval_every`` updates a duplicate-deal evaluation against ``eval_agents``.
+6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
+   final evaluation table with 95% intervals.
+
+Results go to ``runs/NAME/<timestamp>/``. Runs on the CPU unless ``device`` says ``cuda``.
 """
 
 from __future__ import annotations
 
-from uno_rl import simulate
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from uno_rl.agents import AgentError, make_agent
+from uno_rl.core.rules import RulesError, load_rules
+from uno_rl.ppo.buffer import TurnBuffer
+from uno_rl.ppo.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+    to_numpy,
+    to_tensor,
+)
+from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load_train_config
+from uno_rl.ppo.logger import RunLogger
+from uno_rl.ppo.network import (
+    PolicyNetwork,
+    feature_columns,
+    input_scale,
+    masked_entropy,
+    masked_logits,
+)
+from uno_rl.ppo.selfplay import SelfPlay, sample_policy
+
+__all__ = ["evaluate_policy", "main", "train"]
+
+QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "train-quickstart.toml"
 
 
-def main() -> None:
-    """Run :func:`uno_rl.simulate.main` with default arguments (PPO comes in issue 5)."""
-    simulate.main([])
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise TrainConfigError("device: cuda was asked for but torch sees no CUDA device")
+    return torch.device(name)
+
+
+def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, workers: int = 1):
+    """Duplicate-deal evaluation of ``policy`` against each eval agent (head to head)."""
+    from uno_rl.eval.run import Evaluation, evaluate_variant, resolve_variant
+    from uno_rl.eval.tournament import make_matchups
+
+    rules, label = resolve_variant(config.preset, config.players, dict(config.switches))
+    spec = f"ppo:checkpoint={policy}"
+    parts = []
+    for opponent in config.eval_agents:
+        matchups = make_matchups([spec, opponent], rules.players, "head-to-head")
+        parts.append(
+            evaluate_variant(rules, label, matchups, rounds, seed, workers, progress=False)
+        )
+    result = Evaluation.concat(parts)
+    for table in (result.agents, result.seats, result.pairs):
+        for column in ("agent", "agent_a", "agent_b", "matchup"):
+            if column in table:
+                table[column] = table[column].str.replace(spec, "ppo", regex=False)
+    return result
+
+
+def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool = True) -> dict:
+    """Train per ``config`` into the run folder ``run``; returns the final summary."""
+    # ---------------------------------------------------------------- setup
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    device = pick_device(config.device)
+    rules = load_rules(config.preset, players=config.players, **dict(config.switches))
+    zoo = [make_agent(spec, rules) for spec in config.zoo]
+    for spec in config.eval_agents:
+        make_agent(spec, rules)
+    columns = feature_columns(config.features)
+    torch.manual_seed(config.seed)  # network initialisation
+    scale = input_scale(config.features)
+    network = PolicyNetwork(len(columns), config.hidden, scale).to(device)
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
+    pool = [
+        PolicyNetwork(len(columns), config.hidden, scale).to(device)
+        for _ in range(config.pool_size)
+    ]
+    rng = np.random.default_rng(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)
+    mix = (config.self_play, config.pool_share, config.zoo_share)
+    play = SelfPlay(rules, config.num_games, mix, zoo, pool, columns, rng, generator, device)
+    capacity = config.num_games * (config.rollout_steps + rules.players)
+    buffers = [TurnBuffer(capacity, len(columns), play.streams) for _ in range(2)]
+    buffer = buffers[0]
+    start_update, decisions, rounds, pool_next = 0, 0, 0, 0
+    if resume:
+        data = load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "games", "rng"))
+        network.load_state_dict(data["model"])
+        optimizer.load_state_dict(data["optimizer"])
+        for net, weights in zip(pool, data["pool"]):
+            net.load_state_dict(weights)
+        play.pool_filled, pool_next = data["pool_filled"], data["pool_next"]
+        games = data["games"]
+        for name, tensor in games["state"].items():
+            dtype = np.uint64 if name == "key" else getattr(play.state, name).dtype
+            setattr(play.state, name, to_numpy(tensor, dtype))
+        play.state.invalidate()
+        play.lineup = to_numpy(games["lineup"], np.int16)
+        carried = data["carried"]
+        if carried["stream"].numel():
+            buffer.add(
+                to_numpy(carried["stream"]), to_numpy(carried["obs"]), to_numpy(carried["mask"]),
+                to_numpy(carried["action"]), to_numpy(carried["logp"]), to_numpy(carried["value"]),
+            )  # fmt: skip
+        rng.bit_generator.state = data["rng"]["numpy"]
+        generator.set_state(data["rng"]["sample"])
+        torch.set_rng_state(data["rng"]["torch"])
+        start_update, decisions, rounds = data["update"], data["decisions"], data["rounds"]
+    logger = RunLogger(run, config.tensorboard)
+    learner = lambda feats, masks: sample_policy(network, feats, masks, generator, device)  # noqa: E731
+
+    def checkpoint(update: int) -> None:
+        carried = buffer  # after the swap: holds only the carried transitions
+        n = carried.size
+        save_checkpoint(
+            run / "checkpoint.pt",
+            {
+                "config": config.to_dict(),
+                "network": {
+                    "features": list(config.features),
+                    "hidden": list(config.hidden),
+                    "scaled": True,
+                },
+                "model": network.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "pool": [net.state_dict() for net in pool],
+                "pool_filled": play.pool_filled,
+                "pool_next": pool_next,
+                "games": {
+                    "state": {k: to_tensor(v) for k, v in play.state.arrays().items()},
+                    "lineup": to_tensor(play.lineup),
+                },
+                "carried": {
+                    "stream": to_tensor(carried.stream[:n]),
+                    "obs": to_tensor(carried.obs[:n]),
+                    "mask": to_tensor(carried.mask[:n]),
+                    "action": to_tensor(carried.action[:n]),
+                    "logp": to_tensor(carried.logp[:n]),
+                    "value": to_tensor(carried.value[:n]),
+                },  # fmt: skip
+                "rng": {
+                    "numpy": rng.bit_generator.state,
+                    "sample": generator.get_state(),
+                    "torch": torch.get_rng_state(),
+                },
+                "update": update,
+                "decisions": decisions,
+                "rounds": rounds,
+            },
+        )
+
+    def save_policy(path: Path) -> None:
+        save_checkpoint(
+            path,
+            {
+                "network": {
+                    "features": list(config.features),
+                    "hidden": list(config.hidden),
+                    "scaled": True,
+                },
+                "model": network.state_dict(),
+                "config": config.to_dict(),
+            },
+        )
+
+    # ----------------------------------------------------------------- loop
+    bar = tqdm(total=config.num_updates, initial=start_update, disable=not progress, unit="update")
+    started = time.perf_counter()
+    for update in range(start_update, config.num_updates):
+        tick = time.perf_counter()
+        if config.anneal_lr:
+            optimizer.param_groups[0]["lr"] = config.learning_rate * (
+                1.0 - update / config.num_updates
+            )
+        if buffer.size:  # carried transitions: log-probabilities and values under this policy
+            with torch.no_grad():
+                feats = torch.from_numpy(buffer.obs[: buffer.size]).to(device)
+                logits, value = network(feats)
+                log_probs = torch.log_softmax(
+                    masked_logits(logits, torch.from_numpy(buffer.mask[: buffer.size]).to(device)),
+                    -1,
+                )
+                actions = torch.from_numpy(buffer.action[: buffer.size]).to(device)
+                buffer.logp[: buffer.size] = (
+                    log_probs.gather(1, actions[:, None]).squeeze(1).cpu().numpy()
+                )
+                buffer.value[: buffer.size] = value.cpu().numpy()
+        play.collect(buffer, config.rollout_steps, learner)
+        stats = play.take_stats()
+        decisions += stats.decisions
+        rounds += stats.rounds
+        rollout_seconds = time.perf_counter() - tick
+
+        # -------------------------------------------------------- PPO update
+        advantages, returns, trainable = buffer.advantages(config.gamma, config.gae_lambda)
+        index = np.flatnonzero(trainable)
+        b_obs = torch.from_numpy(buffer.obs[index]).to(device)
+        b_mask = torch.from_numpy(buffer.mask[index]).to(device)
+        b_action = torch.from_numpy(buffer.action[index]).to(device)
+        b_logp = torch.from_numpy(buffer.logp[index]).to(device)
+        b_value = torch.from_numpy(buffer.value[index]).to(device)
+        b_adv = torch.from_numpy(advantages[index]).to(device)
+        b_ret = torch.from_numpy(returns[index]).to(device)
+        clipfracs, approx_kl = [], torch.zeros(())
+        pg_loss = v_loss = entropy = torch.zeros(())
+        for _epoch in range(config.update_epochs):
+            order = torch.randperm(index.size, generator=generator).to(device)
+            for start in range(0, index.size, config.minibatch_size):
+                mb = order[start : start + config.minibatch_size]
+                logits, new_value = network(b_obs[mb])
+                log_probs = torch.log_softmax(masked_logits(logits, b_mask[mb]), -1)
+                new_logp = log_probs.gather(1, b_action[mb, None]).squeeze(1)
+                entropy = masked_entropy(logits, b_mask[mb]).mean()
+                log_ratio = new_logp - b_logp[mb]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
+                mb_adv = b_adv[mb]
+                if config.norm_adv and mb.numel() > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(
+                    -mb_adv * ratio,
+                    -mb_adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef),
+                ).mean()
+                if config.clip_vloss:
+                    clipped = b_value[mb] + torch.clamp(
+                        new_value - b_value[mb], -config.clip_coef, config.clip_coef
+                    )
+                    v_loss = (
+                        0.5
+                        * torch.max((new_value - b_ret[mb]) ** 2, (clipped - b_ret[mb]) ** 2).mean()
+                    )
+                else:
+                    v_loss = 0.5 * ((new_value - b_ret[mb]) ** 2).mean()
+                loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+                optimizer.step()
+            if config.target_kl and approx_kl.item() > config.target_kl:
+                break
+        variance = b_ret.var().item() if index.size > 1 else 0.0
+        explained = (
+            1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
+        )
+
+        # ------------------------------------- carry pending transitions, pool
+        other = buffers[1] if buffer is buffers[0] else buffers[0]
+        other.clear()
+        buffer.carry_into(other)
+        buffer.clear()
+        buffer = other
+        if (update + 1) % config.snapshot_every == 0:
+            pool[pool_next].load_state_dict(network.state_dict())
+            pool_next = (pool_next + 1) % config.pool_size
+            play.pool_filled = min(play.pool_filled + 1, config.pool_size)
+
+        # ----------------------------------------------------------- logging
+        seconds = time.perf_counter() - tick
+        row = {
+            "charts/update": update + 1,
+            "charts/learning_rate": optimizer.param_groups[0]["lr"],
+            "charts/decisions_per_s": stats.decisions / seconds,
+            "charts/rollout_share": rollout_seconds / seconds,
+            "charts/rounds": rounds,
+            "charts/win_rate_self_and_all": stats.learner_wins / max(stats.learner_rounds, 1),
+            "charts/win_rate_vs_pool": stats.pool_wins / stats.pool_rounds if stats.pool_rounds else float("nan"),
+            "charts/win_rate_vs_zoo": stats.zoo_wins / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
+            "losses/policy": pg_loss.item(),
+            "losses/value": v_loss.item(),
+            "losses/entropy": entropy.item(),
+            "losses/approx_kl": approx_kl.item(),
+            "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
+            "losses/explained_variance": explained,
+            "behaviour/draw4_per_round": stats.draw4_plays / max(stats.learner_rounds, 1),
+            "behaviour/bluff_share": stats.bluffs / stats.draw4_plays if stats.draw4_plays else float("nan"),
+            "behaviour/challenges_per_round": stats.challenges / max(stats.learner_rounds, 1),
+            "behaviour/challenge_success": stats.challenges_won / stats.challenges if stats.challenges else float("nan"),
+        }  # fmt: skip
+        last = update + 1 == config.num_updates
+        if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
+            save_policy(run / "policy.pt")
+            result = evaluate_policy(
+                run / "policy.pt", config, config.eval_rounds, config.seed + update
+            )
+            for r in result.agents[result.agents.agent == "ppo"].itertuples():
+                opponent = r.matchup.split(" vs ")[-1]
+                row[f"eval/win_rate_vs_{opponent}"] = r.win_rate
+        logger.log(decisions, row)
+        if (update + 1) % config.checkpoint_every == 0 or last:
+            checkpoint(update + 1)
+        bar.update(1)
+        bar.set_postfix(
+            dec_s=f"{row['charts/decisions_per_s']:,.0f}",
+            win_zoo=f"{row['charts/win_rate_vs_zoo']:.1%}",
+            rounds=f"{rounds:,}",
+        )
+    bar.close()
+    logger.close()
+    save_policy(run / "policy.pt")
+    elapsed = time.perf_counter() - started
+    return {"decisions": decisions, "rounds": rounds, "seconds": elapsed}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m uno_rl.train",
+        description="PPO self-play for UNO. Without arguments: the quick-start config.",
+    )
+    parser.add_argument("--config", default=None, help=f"TOML config (default {QUICKSTART.name})")
+    parser.add_argument("--resume", default=None, help="a run folder to continue")
+    parser.add_argument("--runs-dir", default="runs", help="where new runs go")
+    parser.add_argument("--no-progress", action="store_true")
+    add_arguments(parser)
+    return parser
+
+
+def final_report(run: Path, config: TrainConfig, summary: dict) -> str:
+    """Evaluate ``policy.pt`` against the eval agents; save and format the table."""
+    if not config.final_eval_rounds:
+        return ""
+    from uno_rl.eval.run import default_workers
+
+    result = evaluate_policy(
+        run / "policy.pt", config, config.final_eval_rounds, config.seed + 10**6, default_workers()
+    )
+    result.save(run / "final_eval")
+    lines = [f"Final evaluation ({config.final_eval_rounds:,} duplicate-deal rounds per opponent):"]
+    for r in result.agents[result.agents.agent == "ppo"].itertuples():
+        lines.append(
+            f"  ppo {r.matchup.split(' vs ', 1)[1]:>28}: win rate {r.win_rate:.2%} "
+            f"[{r.win_low:.2%}, {r.win_high:.2%}], points/round {r.points:+.2f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    field_names = [f.name for f in dataclasses.fields(TrainConfig)]
+    overrides = {
+        name: getattr(args, name) for name in field_names if getattr(args, name) is not None
+    }
+    try:
+        if args.resume:
+            if overrides or args.config:
+                raise TrainConfigError(
+                    "--resume continues a run with its own config: no other settings"
+                )
+            run = Path(args.resume)
+            try:
+                saved = json.loads((run / "config.json").read_text())
+            except (OSError, json.JSONDecodeError) as error:
+                raise TrainConfigError(
+                    f"--resume {run}: no readable config.json ({error})"
+                ) from None
+            config = TrainConfig(**saved)
+            load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "games", "rng"))
+        else:
+            config = load_train_config(args.config or QUICKSTART, overrides)
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            run = Path(args.runs_dir) / config.name / stamp
+            suffix = 1
+            while run.exists():
+                run = Path(args.runs_dir) / config.name / f"{stamp}-{suffix}"
+                suffix += 1
+            run.mkdir(parents=True)
+            (run / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+        print(f"{'resuming' if args.resume else 'training'} {config.name} in {run}", flush=True)
+        summary = train(config, run, resume=bool(args.resume), progress=not args.no_progress)
+        print(
+            f"{summary['decisions']:,} decisions, {summary['rounds']:,} rounds in "
+            f"{summary['seconds']:.0f} s ({summary['decisions'] / max(summary['seconds'], 1e-9):,.0f} "
+            "decisions/s)"
+        )
+        report = final_report(run, config, summary)
+        if report:
+            print(report)
+        print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")
+    except (TrainConfigError, CheckpointError, AgentError, RulesError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -19,6 +19,7 @@ Unknown names, unknown parameters and bad values raise :class:`AgentError` namin
 
 from __future__ import annotations
 
+import importlib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,9 @@ STRATEGIES: dict[str, type[Agent]] = {
         AggressiveAgent,
     )
 }
+
+#: Strategies whose module needs torch, by name: ``module:class``.
+_LAZY_STRATEGIES = {"ppo": "uno_rl.ppo.agent:PPOAgent"}
 
 #: The top-level folder of agent specs and checkpoints (next to ``uno_rl/``).
 AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
@@ -119,6 +123,10 @@ def _resolve(
         return cls, {**base_params, **data.get("params", {})}, data.get("description", "")
     if name in STRATEGIES:
         return STRATEGIES[name], {}, STRATEGIES[name].summary
+    if name in _LAZY_STRATEGIES:  # strategies that need torch: imported on first use
+        module, _, attribute = _LAZY_STRATEGIES[name].partition(":")
+        cls = getattr(importlib.import_module(module), attribute)
+        return cls, {}, cls.summary
     raise AgentError(
         f"unknown agent {name!r}; available: {', '.join(available_agents())} "
         "(or a path to a .toml spec file)"
@@ -148,7 +156,7 @@ def describe(name: str) -> str:
 
 def available_agents() -> list[str]:
     """Names resolvable by :func:`make_agent`: built-in strategies and spec files."""
-    names = set(STRATEGIES)
+    names = set(STRATEGIES) | set(_LAZY_STRATEGIES)
     if AGENTS_DIR.is_dir():
         names |= {p.stem for p in AGENTS_DIR.glob("*.toml")}
     return sorted(names)

@@ -1,0 +1,177 @@
+"""The trainer: a smoke run, exact resume after a kill, bad configs, corrupt checkpoints."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from uno_rl import train
+from uno_rl.agents import AgentError, make_agent
+from uno_rl.core import engine, load_rules
+from uno_rl.core.observe import observe
+from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from uno_rl.ppo.config import TrainConfig, TrainConfigError, load_train_config
+from uno_rl.ppo.network import PolicyNetwork, feature_columns, masked_entropy, masked_logits
+
+TINY = [
+    "--num-games", "32", "--rollout-steps", "16", "--total-decisions", "3072",
+    "--hidden", "32", "--minibatch-size", "128", "--update-epochs", "2",
+    "--eval-every", "3", "--eval-rounds", "40", "--final-eval-rounds", "60",
+    "--checkpoint-every", "2", "--torch-threads", "1", "--zoo", "random-playable,rule",
+    "--pool-size", "2", "--snapshot-every", "2", "--no-progress",
+]  # fmt: skip
+
+
+def run_dir(runs: Path, name: str) -> Path:
+    (folder,) = (runs / name).iterdir()
+    return folder
+
+
+def test_smoke_run_trains_logs_checkpoints_and_reports(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert train.main([*TINY, "--runs-dir", str(runs), "--name", "smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "Final evaluation" in out and "random-playable" in out and "color-first" in out
+    run = run_dir(runs, "smoke")
+    for name in ("config.json", "metrics.csv", "checkpoint.pt", "policy.pt"):
+        assert (run / name).is_file(), name
+    assert list((run / "tensorboard").iterdir())
+    lines = (run / "metrics.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    for key in ("losses/policy", "losses/entropy", "losses/explained_variance",
+                "losses/clip_fraction", "charts/decisions_per_s", "charts/win_rate_vs_zoo",
+                "behaviour/bluff_share", "eval/win_rate_vs_color-first"):  # fmt: skip
+        assert key in header, key
+    assert len(lines) == 1 + 6  # 3072 / (32 * 16) updates
+    final = (run / "final_eval" / "agents.csv").read_text()
+    assert "ppo" in final
+    # The trained policy is an agent: legal actions only.
+    rules = load_rules("official")
+    agent = make_agent(f"ppo:checkpoint={run / 'policy.pt'}", rules)
+    state = engine.reset(rules, np.arange(64, dtype=np.uint64))
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        live = np.flatnonzero(state.phase != 7)
+        if not live.size:
+            break
+        mask = engine.legal_mask(state, live)
+        actions = agent.act(observe(state.take(live), state.actor[live]), mask, rng)
+        assert mask[np.arange(live.size), actions].all()
+        engine.step(state, actions, games=live)
+    greedy = make_agent(f"ppo:checkpoint={run / 'policy.pt'},greedy=true", rules)
+    assert greedy.params["greedy"]
+
+
+def test_a_killed_run_resumes_exactly(tmp_path):
+    longer = [*TINY]
+    longer[longer.index("--total-decisions") + 1] = "6144"  # 12 updates
+    command = [sys.executable, "-m", "uno_rl.train", *longer, "--eval-every", "0",
+               "--final-eval-rounds", "0"]  # fmt: skip
+    straight = tmp_path / "straight"
+    subprocess.run([*command, "--runs-dir", str(straight), "--name", "a"], check=True,
+                   capture_output=True, timeout=300)  # fmt: skip
+    killed = tmp_path / "killed"
+    process = subprocess.Popen([*command, "--runs-dir", str(killed), "--name", "a"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        checkpoints = list(killed.glob("a/*/checkpoint.pt"))
+        if checkpoints and load_checkpoint(checkpoints[0], ("update",))["update"] >= 4:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    run = run_dir(killed, "a")
+    stopped_at = load_checkpoint(run / "checkpoint.pt", ("update",))["update"]
+    assert 4 <= stopped_at < 12
+    result = subprocess.run([sys.executable, "-m", "uno_rl.train", "--resume", str(run), "--no-progress"],
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "resuming" in result.stdout
+    a = load_checkpoint(run_dir(straight, "a") / "checkpoint.pt")
+    b = load_checkpoint(run / "checkpoint.pt")
+    assert a["update"] == b["update"] == 12 and a["decisions"] == b["decisions"]
+    for key in a["model"]:
+        assert torch.equal(a["model"][key], b["model"][key]), key
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--num-games", "0"], "num_games: must be in"),
+        (["--players", "11"], "players: must be in"),
+        (["--device", "tpu"], "device: must be one of"),
+        (["--features", "hand,nose"], "unknown observation piece 'nose'"),
+        (["--self-play", "0.9"], "must sum to 1"),
+        (["--zoo", "random-playable,nobody"], "unknown agent 'nobody'"),
+        (["--preset", "nope"], "unknown preset 'nope'"),
+        (["--switches", "stacking=most"], "'stacking' must be one of"),
+        (["--anneal-lr", "maybe"], "anneal_lr: cannot read 'maybe'"),
+        (["--hidden", "0"], "hidden: must be a list"),
+    ],
+)
+def test_bad_settings_fail_before_training(tmp_path, capsys, argv, message):
+    assert train.main([*TINY, *argv, "--runs-dir", str(tmp_path / "r")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_config_files(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('name = "x"\nplayers = 4\nhidden = [64]\n')
+    config = load_train_config(path, {"seed": "5"})
+    assert (config.name, config.players, config.hidden, config.seed) == ("x", 4, [64], 5)
+    path.write_text("nme = 'x'\n")
+    with pytest.raises(TrainConfigError, match="nme: unknown key"):
+        load_train_config(path)
+    quick = load_train_config(train.QUICKSTART)
+    assert quick.preset == "official" and quick.players == 2
+    assert TrainConfig().num_updates >= 1
+
+
+def test_help_lists_every_field(capsys):
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    text = capsys.readouterr().out
+    for name in ("--num-games", "--ent-coef", "--features", "--zoo", "--checkpoint-every"):
+        assert name in text
+
+
+def test_corrupt_and_foreign_checkpoints_name_the_file(tmp_path, capsys):
+    broken = tmp_path / "broken.pt"
+    save_checkpoint(broken, {"model": {}, "network": {"features": ["hand"], "hidden": [8]}})
+    broken.write_bytes(broken.read_bytes()[:40])
+    with pytest.raises(CheckpointError, match="broken.pt is truncated or corrupt"):
+        load_checkpoint(broken)
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(2)}, foreign)
+    with pytest.raises(CheckpointError, match="foreign.pt: not a"):
+        load_checkpoint(foreign)
+    with pytest.raises(AgentError, match="broken.pt is truncated"):
+        make_agent(f"ppo:checkpoint={broken}", load_rules("official"))
+    with pytest.raises(AgentError, match="no such file"):
+        make_agent("ppo:checkpoint=/nowhere/x.pt", load_rules("official"))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps(TrainConfig().to_dict()))
+    (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    assert train.main(["--resume", str(run), "--no-progress"]) == 2
+    assert "checkpoint.pt is truncated or corrupt" in capsys.readouterr().err
+
+
+def test_masked_policy_never_picks_illegal_actions():
+    torch.manual_seed(0)
+    net = PolicyNetwork(len(feature_columns(["hand", "top_card"])), [16])
+    logits, value = net(torch.randn(50, 108))
+    mask = torch.zeros(50, 77, dtype=torch.bool)
+    mask[:, [3, 60]] = True
+    probs = torch.softmax(masked_logits(logits, mask), -1)
+    assert torch.allclose(probs[:, [3, 60]].sum(1), torch.ones(50))
+    entropy = masked_entropy(logits, mask)
+    assert (entropy <= np.log(2) + 1e-6).all() and (entropy >= 0).all()
+    assert value.shape == (50,)

@@ -1,0 +1,219 @@
+"""The training config: one dataclass, a docstring per field, TOML files and command-line overrides.
+
+``experiments/train-*.toml`` holds a flat table of fields (any subset; the rest keep their
+defaults); every field is also a command-line option (``--num-games 2048``, lists as
+``--hidden 256,256``, rule switches as ``--switches stacking=any,jump_in=true``). Unknown keys
+and bad values raise :class:`TrainConfigError` naming the key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from uno_rl.core.observe_layout import PIECES
+
+__all__ = ["TrainConfig", "TrainConfigError", "add_arguments", "load_train_config"]
+
+ALL_FEATURES = [name for name, _ in PIECES]
+
+
+class TrainConfigError(ValueError):
+    """An unknown config key or a bad value (the message names the key)."""
+
+
+def _field(default: Any, doc: str, **checks: Any):
+    if isinstance(default, list | dict):
+        return dataclasses.field(
+            default_factory=lambda d=default: type(d)(d), metadata={"doc": doc, **checks}
+        )
+    return dataclasses.field(default=default, metadata={"doc": doc, **checks})
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """PPO self-play settings (see each field's ``doc`` metadata, or ``--help``)."""
+
+    # ------------------------------------------------------------------ run
+    name: str = _field("quickstart", "run name: results go to runs/NAME/<timestamp>/")
+    seed: int = _field(0, "seed of every generator (games, opponents, sampling, torch)", low=0)
+    device: str = _field("cpu", "torch device: cpu, cuda or auto (cuda when available)",
+                         choices=("cpu", "cuda", "auto"))  # fmt: skip
+    torch_threads: int = _field(0, "torch CPU threads (0: torch's default)", low=0, high=256)
+    total_decisions: int = _field(
+        3_000_000, "stop after this many decisions (all seats, all games)", low=1
+    )
+    # ---------------------------------------------------------------- rules
+    preset: str = _field("official", "rule preset (envs/NAME.toml)")
+    players: int = _field(2, "players at each table", low=2, high=10)
+    switches: dict = _field({}, "rule switches on top of the preset, e.g. {stacking = 'any'}")
+    # ---------------------------------------------------------------- games
+    num_games: int = _field(2048, "games played in lockstep", low=1, high=65536)
+    rollout_steps: int = _field(32, "engine steps per rollout (every game takes one decision each)",
+                                low=1, high=4096)  # fmt: skip
+    # ------------------------------------------------------------ opponents
+    self_play: float = _field(
+        0.5, "share of games with the current policy in every seat", low=0, high=1
+    )
+    pool_share: float = _field(0.2, "share of games against past snapshots (self-play while the pool is empty)",
+                               low=0, high=1)  # fmt: skip
+    zoo_share: float = _field(0.3, "share of games against zoo agents", low=0, high=1)
+    zoo: list = _field(["random-playable", "rule", "color-first", "points-dumper", "aggressive"],
+                       "zoo agent specs the learner meets")  # fmt: skip
+    pool_size: int = _field(8, "past snapshots kept in the opponent pool", low=1, high=256)
+    snapshot_every: int = _field(10, "updates between snapshots added to the pool", low=1)
+    # -------------------------------------------------------------- network
+    features: list = _field(list(ALL_FEATURES), "observation pieces the network reads")
+    hidden: list = _field([128, 128], "hidden layer sizes")
+    # ------------------------------------------------------------------ PPO
+    learning_rate: float = _field(2.5e-4, "Adam learning rate", low=0, high=1)
+    anneal_lr: bool = _field(True, "decay the learning rate linearly to 0")
+    gamma: float = _field(0.995, "discount per decision of the same seat", low=0, high=1)
+    gae_lambda: float = _field(0.95, "GAE lambda", low=0, high=1)
+    update_epochs: int = _field(3, "passes over each rollout", low=1, high=100)
+    minibatch_size: int = _field(4096, "transitions per gradient step", low=1)
+    clip_coef: float = _field(0.2, "PPO ratio clip", low=0, high=10)
+    clip_vloss: bool = _field(True, "clip the value loss like the policy")
+    ent_coef: float = _field(0.01, "entropy bonus", low=0, high=10)
+    vf_coef: float = _field(0.5, "value loss weight", low=0, high=100)
+    max_grad_norm: float = _field(0.5, "gradient norm clip", low=0)
+    norm_adv: bool = _field(True, "normalize advantages per minibatch")
+    target_kl: float = _field(0.0, "stop an update's epochs past this KL (0: never)", low=0)
+    # ------------------------------------------------- evaluation, logging
+    eval_every: int = _field(
+        25, "updates between evaluations against the eval agents (0: never)", low=0
+    )
+    eval_rounds: int = _field(2000, "rounds per eval agent in the periodic evaluations", low=2)
+    eval_agents: list = _field(["random-playable", "color-first"], "agents of the evaluations")
+    final_eval_rounds: int = _field(20000, "rounds per eval agent in the final evaluation (0: skip)",
+                                    low=0)  # fmt: skip
+    checkpoint_every: int = _field(10, "updates between checkpoints", low=1)
+    tensorboard: bool = _field(True, "also write TensorBoard event files")
+
+    # ---------------------------------------------------------------- checks
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kind = (
+                type(f.default)
+                if f.default is not dataclasses.MISSING
+                else type(f.default_factory())
+            )
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+                setattr(self, f.name, value)
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise TrainConfigError(f"{f.name}: must be {kind.__name__}, got {value!r}")
+            meta = f.metadata
+            if "choices" in meta and value not in meta["choices"]:
+                raise TrainConfigError(
+                    f"{f.name}: must be one of {', '.join(meta['choices'])}, got {value!r}"
+                )
+            if ("low" in meta and value < meta["low"]) or ("high" in meta and value > meta["high"]):
+                raise TrainConfigError(
+                    f"{f.name}: must be in [{meta.get('low')}, {meta.get('high', 'inf')}], got {value!r}"
+                )
+        if abs(self.self_play + self.pool_share + self.zoo_share - 1.0) > 1e-9:
+            raise TrainConfigError(
+                "self_play + pool_share + zoo_share: must sum to 1, got "
+                f"{self.self_play + self.pool_share + self.zoo_share}"
+            )
+        if self.zoo_share > 0 and not self.zoo:
+            raise TrainConfigError("zoo: name at least one agent when zoo_share > 0")
+        if not self.features:
+            raise TrainConfigError("features: name at least one observation piece")
+        unknown = [f for f in self.features if f not in ALL_FEATURES]
+        if unknown:
+            raise TrainConfigError(
+                f"features: unknown observation piece {unknown[0]!r} (pieces: {', '.join(ALL_FEATURES)})"
+            )
+        if not self.hidden or not all(isinstance(h, int) and 1 <= h <= 8192 for h in self.hidden):
+            raise TrainConfigError(
+                f"hidden: must be a list of layer sizes in [1, 8192], got {self.hidden!r}"
+            )
+        for name in ("zoo", "eval_agents"):
+            if not all(isinstance(s, str) for s in getattr(self, name)):
+                raise TrainConfigError(f"{name}: must be a list of agent spec strings")
+
+    @property
+    def decisions_per_rollout(self) -> int:
+        return self.num_games * self.rollout_steps
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.total_decisions // self.decisions_per_rollout)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _parse_cli_value(name: str, text: str, kind: type) -> Any:
+    try:
+        if kind is bool:
+            lowered = text.lower()
+            if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(text)
+            return lowered in ("true", "1", "yes")
+        if kind is list:
+            items = [t.strip() for t in text.split(",") if t.strip()]
+            return [int(t) if t.lstrip("-").isdigit() else t for t in items]
+        if kind is dict:
+            out = {}
+            for item in filter(None, (t.strip() for t in text.split(","))):
+                key, _, value = item.partition("=")
+                try:
+                    out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
+                except tomllib.TOMLDecodeError:
+                    out[key.strip()] = value.strip()
+            return out
+        return kind(text)
+    except ValueError:
+        raise TrainConfigError(f"{name}: cannot read {text!r} as {kind.__name__}") from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One ``--field-name`` option per config field (default: from the config file)."""
+    group = parser.add_argument_group("config fields (override the config file)")
+    for f in dataclasses.fields(TrainConfig):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        group.add_argument(
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            default=None,
+            metavar=type(default).__name__.upper(),
+            help=f"{f.metadata['doc']} (default {default!r})",
+        )
+
+
+def load_train_config(
+    path: str | Path | None, overrides: dict[str, str] | None = None
+) -> TrainConfig:
+    """The config of a TOML file (or the defaults) with command-line overrides (strings)."""
+    values: dict[str, Any] = {}
+    names = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise TrainConfigError(f"{path}: no such config file") from None
+        except tomllib.TOMLDecodeError as error:
+            raise TrainConfigError(f"{path}: not valid TOML: {error}") from None
+        for key, value in data.items():
+            if key not in names:
+                raise TrainConfigError(f"{path}: {key}: unknown key (see --help for the fields)")
+            values[key] = value
+    for key, text in (overrides or {}).items():
+        if text is None:
+            continue
+        f = names[key]
+        kind = (
+            type(f.default) if f.default is not dataclasses.MISSING else type(f.default_factory())
+        )
+        values[key] = _parse_cli_value(key, text, kind)
+    try:
+        return TrainConfig(**values)
+    except TrainConfigError as error:
+        raise TrainConfigError(f"{path or 'config'}: {error}") from None

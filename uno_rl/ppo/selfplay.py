@@ -1,0 +1,204 @@
+"""Self-play collection: N games in lockstep, the learner's seats recorded turn by turn.
+
+Every game gets a line-up when it is dealt: with probability ``self_play`` the current policy
+sits in every seat; with ``pool_share`` one random seat is the learner and the others are past
+snapshots of the policy (sampled per seat); with ``zoo_share`` the others are zoo agents.
+Each engine step, every game's acting seat is played by its owner, one batched call per owner
+(the learner, each snapshot, each zoo agent). Only the learner's decisions become transitions
+(:class:`~uno_rl.ppo.buffer.TurnBuffer`); when a round ends, each learner seat's last
+transition receives that seat's reward.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+
+from uno_rl.agents import Agent
+from uno_rl.core import engine
+from uno_rl.core.observe import observe
+from uno_rl.core.rng import new_seeds
+from uno_rl.core.rules import Rules
+from uno_rl.core.state import State
+
+from .buffer import TurnBuffer
+from .network import PolicyNetwork, masked_logits
+
+__all__ = ["LEARNER", "Stats", "SelfPlay", "sample_policy"]
+
+#: Line-up code of the learner's seats; snapshots are 1..pool_size, zoo agents follow.
+LEARNER = 0
+
+
+@torch.no_grad()
+def sample_policy(
+    network: PolicyNetwork,
+    features: np.ndarray,
+    masks: np.ndarray,
+    generator: torch.Generator,
+    device: torch.device,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample one legal action per row: ``(actions int64, log-probabilities, values)``."""
+    obs = torch.from_numpy(features).to(device)
+    mask = torch.from_numpy(masks).to(device)
+    logits, value = network(obs)
+    log_probs = torch.log_softmax(masked_logits(logits, mask), dim=-1)
+    actions = torch.multinomial(log_probs.exp().cpu(), 1, generator=generator).squeeze(1)
+    logp = log_probs.cpu().gather(1, actions[:, None]).squeeze(1)
+    return actions.numpy(), logp.numpy(), value.cpu().numpy()
+
+
+@dataclasses.dataclass
+class Stats:
+    """Counters since the last :meth:`SelfPlay.take_stats` (learner seats only)."""
+
+    decisions: int = 0
+    learner_decisions: int = 0
+    rounds: int = 0
+    learner_rounds: int = 0
+    learner_wins: int = 0
+    pool_rounds: int = 0
+    pool_wins: int = 0
+    zoo_rounds: int = 0
+    zoo_wins: int = 0
+    draw4_plays: int = 0
+    bluffs: int = 0
+    challenges: int = 0
+    challenges_won: int = 0
+
+
+class SelfPlay:
+    """The games, their line-ups and the acting loop.
+
+    Args:
+        rules: rules of every game.
+        num_games: N.
+        mix: shares ``(self_play, pool, zoo)`` summing to 1.
+        zoo: zoo agents (built for ``rules``).
+        pool: snapshot networks (their weights change as the pool is refreshed).
+        columns: observation columns the networks read.
+        rng: the generator of deals, line-ups and zoo agents.
+        generator: torch generator of the policies' sampling.
+        device: torch device of the networks.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        num_games: int,
+        mix: tuple[float, float, float],
+        zoo: Sequence[Agent],
+        pool: Sequence[PolicyNetwork],
+        columns: np.ndarray,
+        rng: np.random.Generator,
+        generator: torch.Generator,
+        device: torch.device,
+    ):
+        self.rules, self.n, self.players = rules, num_games, rules.players
+        self.mix = np.asarray(mix, np.float64)
+        self.zoo, self.pool = list(zoo), list(pool)
+        self.pool_filled = 0  # snapshots available
+        self.columns = columns
+        self.rng, self.generator, self.device = rng, generator, device
+        self.lineup = np.zeros((num_games, self.players), np.int16)
+        self.state: State = engine.reset(rules, new_seeds(rng, num_games))
+        self.stats = Stats()
+        self._deal_lineups(np.arange(num_games))
+
+    @property
+    def streams(self) -> int:
+        return self.n * self.players
+
+    def _deal_lineups(self, games: np.ndarray) -> None:
+        """Choose the line-ups of freshly dealt ``games``."""
+        k, p = games.size, self.players
+        shares = self.mix.copy()
+        if not self.pool_filled:
+            shares = np.array([shares[0] + shares[1], 0.0, shares[2]])
+        if not self.zoo:
+            shares = np.array([shares[0] + shares[2], shares[1], 0.0])
+        mode = self.rng.choice(3, size=k, p=shares / shares.sum())
+        lineup = np.zeros((k, p), np.int16)
+        learner_seat = self.rng.integers(0, p, size=k)
+        pool_pick = 1 + self.rng.integers(0, max(self.pool_filled, 1), size=(k, p))
+        zoo_pick = 1 + len(self.pool) + self.rng.integers(0, max(len(self.zoo), 1), size=(k, p))
+        lineup[mode == 1] = pool_pick[mode == 1]
+        lineup[mode == 2] = zoo_pick[mode == 2]
+        lineup[np.arange(k), learner_seat] = LEARNER
+        self.lineup[games] = lineup
+
+    def collect(
+        self,
+        buffer: TurnBuffer,
+        steps: int,
+        learner: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ) -> None:
+        """Play ``steps`` engine steps of every game, recording the learner's decisions."""
+        s, p, rows = self.state, self.players, np.arange(self.n)
+        for _ in range(steps):
+            masks = engine.legal_mask(s)
+            actor = s.actor.astype(np.int64)
+            owner = self.lineup[rows, actor]
+            obs = observe(s, actor)
+            actions = np.empty(self.n, np.int64)
+            for code in np.unique(owner):
+                sel = np.flatnonzero(owner == code)
+                if code == LEARNER:
+                    feats = obs[sel][:, self.columns]
+                    a, logp, value = learner(feats, masks[sel])
+                    buffer.add(sel * p + actor[sel], feats, masks[sel], a, logp, value)
+                elif code <= len(self.pool):
+                    a, _, _ = sample_policy(
+                        self.pool[code - 1], obs[sel][:, self.columns], masks[sel],
+                        self.generator, self.device,
+                    )  # fmt: skip
+                else:
+                    a = np.asarray(
+                        self.zoo[code - 1 - len(self.pool)].act(obs[sel], masks[sel], self.rng)
+                    )
+                actions[sel] = a
+            if not masks[rows, actions].all():
+                bad = int(np.flatnonzero(~masks[rows, actions])[0])
+                raise RuntimeError(f"line-up code {owner[bad]} chose illegal action {actions[bad]}")
+            result = engine.step(s, actions, validate=False)
+            self.stats.decisions += self.n
+            self.stats.learner_decisions += int((owner == LEARNER).sum())
+            self._finish_rounds(buffer, result)
+
+    def _finish_rounds(self, buffer: TurnBuffer, result: engine.StepResult) -> None:
+        ended = np.flatnonzero(result.round_over)
+        if not ended.size:
+            return
+        p = self.players
+        lineup = self.lineup[ended]
+        learner = lineup == LEARNER  # (k, P)
+        g, seat = np.nonzero(learner)
+        buffer.finish(ended[g] * p + seat, result.rewards[ended[g], seat])
+        st = self.stats
+        st.rounds += ended.size
+        won = (result.winner[ended][:, None] == np.arange(p)[None, :]) & learner
+        st.learner_rounds += int(learner.sum())
+        st.learner_wins += int(won.sum())
+        solo = learner.sum(axis=1) == 1  # one learner against others: the pool or the zoo
+        against_pool = solo & (lineup.max(axis=1) <= len(self.pool))
+        against_zoo = solo & ~against_pool
+        st.pool_rounds += int(against_pool.sum())
+        st.pool_wins += int(won[against_pool].sum())
+        st.zoo_rounds += int(against_zoo.sum())
+        st.zoo_wins += int(won[against_zoo].sum())
+        st.draw4_plays += int(result.draw4_plays[ended][learner].sum())
+        st.bluffs += int(result.bluffs[ended][learner].sum())
+        st.challenges += int(result.challenges[ended][learner].sum())
+        st.challenges_won += int(result.challenges_won[ended][learner].sum())
+        over = result.match_over if self.rules.match else result.round_over
+        done = np.flatnonzero(over)
+        if done.size:
+            engine.reset_games(self.state, done, new_seeds(self.rng, done.size))
+            self._deal_lineups(done)
+
+    def take_stats(self) -> Stats:
+        stats, self.stats = self.stats, Stats()
+        return stats

@@ -40,3 +40,14 @@ def test_scale_is_applied_but_not_saved(tmp_path):
         agent = PPOAgent(load_rules("official"), checkpoint=str(path))
         expected = scale if scaled else np.ones(64, np.float32)
         np.testing.assert_allclose(agent.network.scale.numpy(), expected)
+
+
+def test_masked_entropy_is_the_entropy_of_the_legal_distribution():
+    from uno_rl.ppo.network import masked_entropy
+
+    logits = torch.zeros(2, 77)
+    logits[:, 5] = 3.0  # an illegal action's logit must not matter
+    mask = torch.zeros(2, 77, dtype=torch.bool)
+    mask[0, [0, 1]] = True
+    mask[1, [0, 1, 2, 3]] = True
+    torch.testing.assert_close(masked_entropy(logits, mask), torch.log(torch.tensor([2.0, 4.0])))

@@ -90,7 +90,7 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """(B,) entropy of the masked distribution, over legal actions only."""
-    log_probs = torch.log_softmax(logits, dim=-1)
+    """(B,) entropy of the masked distribution (renormalized over the legal actions)."""
+    log_probs = torch.log_softmax(masked_logits(logits, mask), dim=-1)
     p_log_p = torch.where(mask, log_probs.exp() * log_probs, torch.zeros_like(log_probs))
     return -p_log_p.sum(dim=-1)

@@ -108,6 +108,10 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # PPO agents run small torch forwards here and in the workers: one math thread per
+    # process, so several processes (or a training run beside) do not oversubscribe the CPUs.
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     args = build_parser().parse_args(argv)
     try:
         switches = dict(parse_switch(s) for s in args.switches)

@@ -95,6 +95,25 @@ def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, w
     return result
 
 
+def initial_weights(config: TrainConfig) -> dict:
+    """The weights ``init_from`` names (a path, or a file in ``agents/``), checked to fit."""
+    from uno_rl.agents.registry import AGENTS_DIR
+
+    path = Path(config.init_from)
+    if not path.exists() and not path.is_absolute():
+        path = AGENTS_DIR / config.init_from
+    start = load_checkpoint(path)
+    spec = start["network"]
+    if list(spec["features"]) != list(config.features) or list(spec["hidden"]) != list(
+        config.hidden
+    ):
+        raise TrainConfigError(
+            f"init_from: {path} has hidden sizes {spec['hidden']} and {len(spec['features'])} "
+            f"observation pieces; the config asks for {config.hidden} and {len(config.features)}"
+        )
+    return start["model"]
+
+
 def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool = True) -> dict:
     """Train per ``config`` into the run folder ``run``; returns the final summary."""
     # ---------------------------------------------------------------- setup
@@ -109,6 +128,8 @@ def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool =
     torch.manual_seed(config.seed)  # network initialisation
     scale = input_scale(config.features)
     network = PolicyNetwork(len(columns), config.hidden, scale).to(device)
+    if config.init_from and not resume:
+        network.load_state_dict(initial_weights(config))
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = [
         PolicyNetwork(len(columns), config.hidden, scale).to(device)
@@ -117,7 +138,10 @@ def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool =
     rng = np.random.default_rng(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
     mix = (config.self_play, config.pool_share, config.zoo_share)
-    play = SelfPlay(rules, config.num_games, mix, zoo, pool, columns, rng, generator, device)
+    play = SelfPlay(
+        rules, config.num_games, mix, zoo, pool, columns, rng, generator, device,
+        config.truncation_penalty,
+    )  # fmt: skip
     capacity = config.num_games * (config.rollout_steps + rules.players)
     buffers = [TurnBuffer(capacity, len(columns), play.streams) for _ in range(2)]
     buffer = buffers[0]
@@ -397,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "games", "rng"))
         else:
             config = load_train_config(args.config or QUICKSTART, overrides)
+            if config.init_from:
+                initial_weights(config)  # fails here, before a run folder is made
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run = Path(args.runs_dir) / config.name / stamp
             suffix = 1

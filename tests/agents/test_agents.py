@@ -20,6 +20,7 @@ AGENTS = [
     "points-dumper:bluff=1,challenge=threshold,challenge_color=true",
     "aggressive:challenge=always,stack=false,play_drawn=false",
     "bayes-challenger",
+    "ppo-official-2p",
 ]
 
 

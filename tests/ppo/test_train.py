@@ -175,3 +175,25 @@ def test_masked_policy_never_picks_illegal_actions():
     entropy = masked_entropy(logits, mask)
     assert (entropy <= np.log(2) + 1e-6).all() and (entropy >= 0).all()
     assert value.shape == (50,)
+
+
+def test_init_from_a_checkpoint(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    short = [*TINY]
+    short[short.index("--total-decisions") + 1] = "512"  # one update
+    assert (
+        train.main([*short, "--runs-dir", str(runs), "--name", "first", "--final-eval-rounds", "0"])
+        == 0
+    )
+    policy = run_dir(runs, "first") / "policy.pt"
+    again = ["--runs-dir", str(runs), "--final-eval-rounds", "0", "--init-from", str(policy)]
+    assert train.main([*short, *again, "--name", "second"]) == 0
+    start = load_checkpoint(policy)["model"]
+    moved = load_checkpoint(run_dir(runs, "second") / "policy.pt")["model"]
+    # One update from the first policy stays near it; a fresh start would be far away.
+    drift = max((moved[k] - start[k]).abs().max().item() for k in start)
+    assert drift < 0.05
+    bigger = [*short, *again, "--name", "third", "--hidden", "64"]
+    assert train.main(bigger) == 2
+    assert "init_from" in capsys.readouterr().err
+    assert not (runs / "third").exists()

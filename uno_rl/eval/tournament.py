@@ -16,6 +16,8 @@ import dataclasses
 import itertools
 import json
 import math
+import os
+import sys
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -166,10 +168,20 @@ def play_chunk(chunk: Chunk, on_finished: Callable[[int], None] | None = None) -
     )
 
 
+def _one_thread_per_worker() -> None:
+    """Worker initializer: one math-library thread each (the workers fill the cores)."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[name] = "1"
+    if "torch" in sys.modules:  # a forked worker inherits torch: set its pool directly
+        sys.modules["torch"].set_num_threads(1)
+
+
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes for :func:`play_chunks` (started as
     :func:`uno_rl.processes.process_context` says)."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=process_context())
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=process_context(), initializer=_one_thread_per_worker
+    )
 
 
 def play_chunks(

@@ -60,6 +60,12 @@ class TrainConfig:
     )
     pool_share: float = _field(0.2, "share of games against past snapshots (self-play while the pool is empty)",
                                low=0, high=1)  # fmt: skip
+    truncation_penalty: float = _field(
+        1.0,
+        "training reward of every learner seat in a round cut at max_turns, negated",
+        low=0,
+        high=100,
+    )
     zoo_share: float = _field(0.3, "share of games against zoo agents", low=0, high=1)
     zoo: list = _field(["random-playable", "rule", "color-first", "points-dumper", "aggressive"],
                        "zoo agent specs the learner meets")  # fmt: skip
@@ -68,6 +74,9 @@ class TrainConfig:
     # -------------------------------------------------------------- network
     features: list = _field(list(ALL_FEATURES), "observation pieces the network reads")
     hidden: list = _field([128, 128], "hidden layer sizes")
+    init_from: str = _field(
+        "", "start from this checkpoint's weights (same features and hidden sizes; '' = fresh)"
+    )
     # ------------------------------------------------------------------ PPO
     learning_rate: float = _field(2.5e-4, "Adam learning rate", low=0, high=1)
     anneal_lr: bool = _field(True, "decay the learning rate linearly to 0")

@@ -1,8 +1,9 @@
 """Self-play collection: N games in lockstep, the learner's seats recorded turn by turn.
 
-Every game gets a line-up when it is dealt: with probability ``self_play`` the current policy
-sits in every seat; with ``pool_share`` one random seat is the learner and the others are past
-snapshots of the policy (sampled per seat); with ``zoo_share`` the others are zoo agents.
+Each game slot is given a mode once (shares ``self_play``, ``pool_share``, ``zoo_share``) and
+a line-up each time it is dealt: self-play slots seat the current policy everywhere; in pool
+and zoo slots one random seat is the learner and the others are past snapshots of the policy
+(self-play until the first snapshot) or zoo agents, drawn per seat.
 Each engine step, every game's acting seat is played by its owner, one batched call per owner
 (the learner, each snapshot, each zoo agent). Only the learner's decisions become transitions
 (:class:`~uno_rl.ppo.buffer.TurnBuffer`); when a round ends, each learner seat's last
@@ -83,6 +84,8 @@ class SelfPlay:
         rng: the generator of deals, line-ups and zoo agents.
         generator: torch generator of the policies' sampling.
         device: torch device of the networks.
+        truncation_penalty: reward of each learner seat in a round cut at ``max_turns``
+            (negated).
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class SelfPlay:
         rng: np.random.Generator,
         generator: torch.Generator,
         device: torch.device,
+        truncation_penalty: float = 0.0,
     ):
         self.rules, self.n, self.players = rules, num_games, rules.players
         self.mix = np.asarray(mix, np.float64)
@@ -103,8 +107,12 @@ class SelfPlay:
         self.pool_filled = 0  # snapshots available
         self.columns = columns
         self.rng, self.generator, self.device = rng, generator, device
+        self.truncation_penalty = float(truncation_penalty)
         self.lineup = np.zeros((num_games, self.players), np.int16)
         self.state: State = engine.reset(rules, new_seeds(rng, num_games))
+        # Each slot keeps its mode (0 self-play, 1 pool, 2 zoo) for good: drawing the mode
+        # per round instead would let long rounds (early self-play) take over the slots.
+        self.slot_mode = rng.choice(3, size=num_games, p=self.mix / self.mix.sum())
         self.stats = Stats()
         self._deal_lineups(np.arange(num_games))
 
@@ -115,12 +123,11 @@ class SelfPlay:
     def _deal_lineups(self, games: np.ndarray) -> None:
         """Choose the line-ups of freshly dealt ``games``."""
         k, p = games.size, self.players
-        shares = self.mix.copy()
+        mode = self.slot_mode[games].copy()
         if not self.pool_filled:
-            shares = np.array([shares[0] + shares[1], 0.0, shares[2]])
+            mode[mode == 1] = 0  # no snapshot yet: self-play
         if not self.zoo:
-            shares = np.array([shares[0] + shares[2], shares[1], 0.0])
-        mode = self.rng.choice(3, size=k, p=shares / shares.sum())
+            mode[mode == 2] = 0
         lineup = np.zeros((k, p), np.int16)
         learner_seat = self.rng.integers(0, p, size=k)
         pool_pick = 1 + self.rng.integers(0, max(self.pool_filled, 1), size=(k, p))
@@ -176,7 +183,11 @@ class SelfPlay:
         lineup = self.lineup[ended]
         learner = lineup == LEARNER  # (k, P)
         g, seat = np.nonzero(learner)
-        buffer.finish(ended[g] * p + seat, result.rewards[ended[g], seat])
+        rewards = result.rewards[ended[g], seat]
+        # A round cut at max_turns is a draw (reward 0) by the rules; for training it costs
+        # every learner seat ``truncation_penalty``, or stalling would pay against stronger seats.
+        rewards = np.where(result.truncated[ended[g]], -self.truncation_penalty, rewards)
+        buffer.finish(ended[g] * p + seat, rewards)
         st = self.stats
         st.rounds += ended.size
         won = (result.winner[ended][:, None] == np.arange(p)[None, :]) & learner

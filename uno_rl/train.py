@@ -104,6 +104,8 @@ def initial_weights(config: TrainConfig) -> dict:
         path = AGENTS_DIR / config.init_from
     start = load_checkpoint(path)
     spec = start["network"]
+    if not spec.get("scaled", False):
+        raise TrainConfigError(f"init_from: {path} was trained without input scaling")
     if list(spec["features"]) != list(config.features) or list(spec["hidden"]) != list(
         config.hidden
     ):

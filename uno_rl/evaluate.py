@@ -33,6 +33,7 @@ import pandas as pd
 from uno_rl.agents import AgentError
 from uno_rl.core.rules import RulesError
 
+from .eval.backends import BACKENDS, BackendError
 from .eval.run import Evaluation, default_workers, evaluate, parse_switch
 from .eval.tournament import MODES
 
@@ -61,6 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument("--confidence", type=float, default=0.95, help="of every interval")
     parser.add_argument("--rating-rounds", type=int, default=50_000, help="rounds rated")
+    parser.add_argument(
+        "--backend", choices=BACKENDS, default="local",
+        help="local worker processes, or Ray tasks (extra 'ray')",
+    )  # fmt: skip
+    parser.add_argument(
+        "--address", default=None,
+        help="Ray cluster address (ray start --head prints it; 'auto': the local one); "
+        "without it --backend ray starts a private local instance of --workers CPUs",
+    )  # fmt: skip
     parser.add_argument("--out", default=None, help="output folder")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
@@ -134,8 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             confidence=args.confidence,
             rating_rounds=args.rating_rounds,
             progress=not args.no_progress,
+            backend=args.backend,
+            address=args.address,
         )
-    except (AgentError, RulesError, ValueError) as error:
+    except (AgentError, RulesError, ValueError, BackendError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start

@@ -16,6 +16,7 @@ pairs.*           paired tests between the agents of each match-up over the same
 ratings.*         OpenSkill ratings per cell
 summary.*         win rate of every agent per variant and player count (all its match-ups)
 parts/            each finished cell's tables (what a resumed run keeps)
+(analysis)        what the config's ``analysis`` step writes (``bluff``: :mod:`uno_rl.analysis.study`)
 DONE              written last
 ================  ============================================================================
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
 import json
 import os
 import shutil
@@ -44,10 +46,10 @@ from tqdm import tqdm
 from uno_rl.agents import AgentError
 from uno_rl.core.rules import RulesError
 
-from .eval.config import ConfigError, ExperimentConfig, load_config
+from .eval.backends import BACKENDS, BackendError, make_executor
+from .eval.config import ANALYSES, ConfigError, ExperimentConfig, load_config
 from .eval.run import Evaluation, default_workers, evaluate_variant, write_atomic
 from .eval.stats import wilson_interval
-from .eval.tournament import worker_pool
 
 __all__ = ["main", "run_experiment", "summarize"]
 
@@ -126,8 +128,14 @@ def run_experiment(
     workers: int | None = None,
     progress: bool = True,
     log=print,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Path:
-    """Play every cell not played yet, then write the merged tables; returns the run folder."""
+    """Play every cell not played yet, then write the merged tables; returns the run folder.
+
+    ``backend``, ``address``: where the chunks run (:mod:`uno_rl.eval.backends`); the tables
+    are the same on every backend.
+    """
     folder, resuming = choose_run_dir(config, runs_dir, resume, fresh)
     parts = folder / "parts"
     parts.mkdir(parents=True, exist_ok=True)
@@ -141,14 +149,16 @@ def run_experiment(
     )
     workers = workers or config.workers or default_workers()
     todo = [c for c in config.cells if c not in done]
-    pool = worker_pool(workers) if workers > 1 and todo else None
+    pool = None
+    if todo and (workers > 1 or backend != "local"):
+        pool = make_executor(backend, workers, address)
     try:
         for cell in tqdm(todo, desc=config.name, unit="cell", disable=not progress):
             result = evaluate_variant(
                 cell.rules,
                 cell.variant,
                 cell.matchups,
-                config.rounds,
+                cell.rounds,
                 config.seed,
                 workers,
                 config.confidence,
@@ -177,6 +187,10 @@ def run_experiment(
     )
     merged.save(folder)
     write_atomic(summarize(merged.seats, config.confidence), str(folder / "summary"))
+    if config.analysis is not None:
+        module, write, _ = ANALYSES[config.analysis]
+        log(f"analysis {config.analysis}: {module}.{write}")
+        getattr(importlib.import_module(module), write)(folder, workers=workers, progress=progress)
     _write_text(folder / "DONE", dt.datetime.now().isoformat() + "\n")
     return folder
 
@@ -191,6 +205,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", default=None, help="a run folder to resume")
     parser.add_argument("--fresh", action="store_true", help="start a new run")
     parser.add_argument("--workers", type=int, default=None, help="override the config")
+    parser.add_argument(
+        "--backend", choices=BACKENDS, default="local",
+        help="local worker processes, or Ray tasks (extra 'ray')",
+    )  # fmt: skip
+    parser.add_argument(
+        "--address", default=None, help="Ray cluster address (default: a private local instance)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="apply the config's [quick] table (runs/NAME-quick)"
+    )
     parser.add_argument("--no-progress", action="store_true")
     return parser
 
@@ -211,15 +235,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ConfigError(f"--workers must be at least 1, got {args.workers}")
         if args.resume and args.fresh:
             raise ConfigError("--resume and --fresh exclude each other")
-        config = load_config(resolve_config_path(args.config))
+        config = load_config(resolve_config_path(args.config), quick=args.quick)
         folder = run_experiment(
-            config, args.runs_dir, args.resume, args.fresh, args.workers, not args.no_progress
+            config,
+            args.runs_dir,
+            args.resume,
+            args.fresh,
+            args.workers,
+            not args.no_progress,
+            backend=args.backend,
+            address=args.address,
         )
-    except (ConfigError, AgentError, RulesError) as error:
+    except (ConfigError, AgentError, RulesError, BackendError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    summary = pd.read_parquet(folder / "summary.parquet")
-    print(format_summary(summary))
+    if config.analysis is not None:
+        module, _, text = ANALYSES[config.analysis]
+        print(getattr(importlib.import_module(module), text)(folder))
+    else:
+        print(format_summary(pd.read_parquet(folder / "summary.parquet")))
     print(f"done in {time.perf_counter() - start:.0f} s: {folder}")
     return 0
 

@@ -48,10 +48,10 @@ from uno_rl.core.phases import (
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 from uno_rl.core.reference import ReferenceGame
 from uno_rl.core.rules import CHOICES, Rules, RulesError, available_presets, load_rules
-from uno_rl.core.state import State
+from uno_rl.core.state import STAT_NAMES, State
 
 PLAY_PROB = 0.9
-_OUTCOME_STATS = ("draw4_plays", "bluffs", "challenges", "challenges_won")
+_OUTCOME_STATS = STAT_NAMES
 
 # ------------------------------------------------------------------- helpers
 

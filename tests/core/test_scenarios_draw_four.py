@@ -104,6 +104,7 @@ def test_bluff_caught_draws_four_bluffer_draws_named_color_stands():
     assert g.actor == 1 and g.phase == PLAY
     assert g.stats["challenges"] == [0, 1, 0] and g.stats["challenges_won"] == [0, 1, 0]
     assert g.stats["bluffs"] == [1, 0, 0]
+    assert g.stats["draw4_challenged"] == [1, 0, 0] and g.stats["bluffs_caught"] == [1, 0, 0]
     # The challenger saw the challenged hand (as it was when challenged); nobody else did.
     hand, seat = revealed(run, 1)
     expected = np.zeros(54)
@@ -141,6 +142,7 @@ def test_innocent_challenge_victim_draws_six_and_loses_the_turn(caught):
     assert g.actor == 2 and g.phase == PLAY
     assert g.top == WILD_DRAW_FOUR and g.color == 3
     assert g.stats["challenges"] == [0, 1, 0] and g.stats["challenges_won"] == [0, 0, 0]
+    assert g.stats["draw4_challenged"] == [1, 0, 0] and g.stats["bluffs_caught"] == [0, 0, 0]
     hand, seat = revealed(run, 1)
     assert hand[parse_card("green 1")] == 1 and hand.sum() == 1 and seat[2] == 1
 
@@ -169,6 +171,7 @@ def test_round_stats_count_draw_fours_bluffs_and_challenges():
     assert out.round_over and out.winner == 1
     assert out.draw4_plays == [1, 0] and out.bluffs == [1, 0]
     assert out.challenges == [0, 1] and out.challenges_won == [0, 1]
+    assert out.draw4_challenged == [1, 0] and out.bluffs_caught == [1, 0]
 
 
 # ------------------------------------------------------------ +4 as the last card

@@ -174,3 +174,102 @@ def test_shipped_experiment_config_is_valid():
     }
     assert {c.players for c in config.cells} == {2, 3, 4, 6}
     assert os.path.basename(experiment.resolve_config_path("variants")) == "variants.toml"
+
+
+def test_every_shipped_experiment_config_is_valid_with_and_without_quick():
+    root = Path(experiment.__file__).resolve().parents[1] / "experiments"
+    paths = [p for p in sorted(root.glob("*.toml")) if not p.name.startswith("train-")]
+    assert {p.stem for p in paths} >= {"variants", "bluff", "bluff-ppo"}
+    for path in paths:
+        config = load_config(path)
+        assert config.cells, path
+        if "[quick]" in path.read_text():
+            quick = load_config(path, quick=True)
+            assert sum(c.rounds for c in quick.cells) < sum(c.rounds for c in config.cells)
+
+
+CROSSED = """
+description = "crossed"
+seed = 3
+rounds = 120
+rating_rounds = 0
+[grid]
+presets = ["official"]
+players = [2, 3]
+[grid.switches]
+caught_bluffer = ["draws-4", "takes-back"]
+[agents]
+focal = ["color-first:bluff=0.0", "color-first:bluff=1.0"]
+opponents = ["color-first:challenge=never", "color-first:challenge=always"]
+[[focus]]
+players = [3]
+switches = { caught_bluffer = "takes-back" }
+rounds = 300
+[quick]
+rounds = 30
+grid = { players = [2] }
+agents = { focal = ["color-first:bluff=1.0"] }
+focus = []
+"""
+
+
+def test_crossed_agents_focus_cells_and_quick(tmp_path):
+    config = load_config(write(tmp_path, CROSSED))
+    assert config.agents == (
+        "color-first:bluff=0.0",
+        "color-first:bluff=1.0",
+        "color-first:challenge=never",
+        "color-first:challenge=always",
+    )
+    cell = config.cells[1]  # draws-4, 3 players
+    assert [m.lineup[:2] for m in cell.matchups] == [
+        ("color-first:bluff=0.0", "color-first:challenge=never"),
+        ("color-first:bluff=0.0", "color-first:challenge=always"),
+        ("color-first:bluff=1.0", "color-first:challenge=never"),
+        ("color-first:bluff=1.0", "color-first:challenge=always"),
+    ]
+    assert cell.matchups[0].lineup[2] == "color-first:challenge=never"
+    # Only the takes-back, 3-player cell is in focus.
+    assert [c.rounds for c in config.cells] == [120, 120, 120, 300]
+    assert config.resolved()["cells"][3]["rounds"] == 300
+    quick = load_config(write(tmp_path, CROSSED), quick=True)
+    assert quick.name == "tiny-quick" and [c.rounds for c in quick.cells] == [30, 30]
+    assert [c.players for c in quick.cells] == [2, 2]
+    assert [m.lineup[0] for m in quick.cells[0].matchups] == ["color-first:bluff=1.0"] * 2
+
+
+def test_focus_matches_default_rule_values(tmp_path):
+    text = CROSSED.replace('switches = { caught_bluffer = "takes-back" }',
+                           'switches = { draw_four_legal = "no-current-color" }')  # fmt: skip
+    config = load_config(write(tmp_path, text))
+    assert [c.rounds for c in config.cells] == [120, 300, 120, 300]
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (('opponents = ["color-first:challenge=never"', 'rivals = ["color-first:challenge=never"'),
+         "agents.rivals: unknown key"),
+        (('focal = ["color-first:bluff=0.0"', 'specs = ["rule"]\nfocal = ["color-first:bluff=0.0"'),
+         "agents.specs: give either specs or"),
+        (('[agents]', '[agents]\nmode = "round-robin"'), "agents.mode: must be 'cross'"),
+        (('"color-first:challenge=always"]', '"color-first:challenge=sometimes"]'),
+         "agents.opponents: agent 'color-first': parameter 'challenge'"),
+        (('focal = ["color-first:bluff=0.0", ', 'focal = ["color-first:bluff=0.0", "color-first:bluff=0.0", '),
+         "agents.focal: names an agent twice"),
+        (('rounds = 300', 'rounds = 0'), "focus[0].rounds: must be an integer"),
+        (('rounds = 300', 'rounds = 300\nseats = 2'), "focus[0].seats: unknown key"),
+        (('rating_rounds = 0', 'rating_rounds = 0\nanalysis = "poker"'), "analysis: must be one of"),
+        (('grid = { players = [2] }', 'grid = { players = [2] }\nquick = 1'), "quick.quick: unknown key"),
+    ],
+)  # fmt: skip
+def test_bad_crossed_configs_fail_naming_the_key(tmp_path, change, message):
+    text = CROSSED.replace(*change)
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text, "bad.toml"), quick="quick.quick" in message)
+    assert message in str(info.value) and "bad.toml" in str(info.value)
+
+
+def test_quick_needs_a_quick_table(tmp_path):
+    with pytest.raises(ConfigError, match=r"quick: this config has no \[quick\] table"):
+        load_config(write(tmp_path, TINY), quick=True)

@@ -134,6 +134,19 @@ def test_config_files(tmp_path):
     assert TrainConfig().num_updates >= 1
 
 
+def test_every_shipped_training_config_loads_and_names_existing_agents():
+    from uno_rl.agents.registry import AGENTS_DIR
+
+    root = Path(train.QUICKSTART).parent
+    paths = sorted(root.glob("train-*.toml"))
+    assert len(paths) >= 6
+    for path in paths:
+        config = load_train_config(path)
+        assert config.name and config.total_decisions > 0, path
+        if config.init_from:
+            assert (AGENTS_DIR / config.init_from).is_file(), path
+
+
 def test_help_lists_every_field(capsys):
     with pytest.raises(SystemExit):
         train.main(["--help"])

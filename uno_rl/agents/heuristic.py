@@ -86,7 +86,8 @@ class HeuristicAgent(Agent):
 
     def card_scores(self, view: ObservationView, rng: np.random.Generator) -> np.ndarray:
         """(k, 54) float: preference for playing each kind (higher first); only playable
-        kinds are looked at. Ties are broken at random afterwards."""
+        kinds are looked at. Ties are broken at random afterwards, in place: return a new
+        array, never a view of shared data."""
         raise NotImplementedError
 
     def name_color(
@@ -135,8 +136,9 @@ class HeuristicAgent(Agent):
         self, view: ObservationView, playable: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
         """Best playable kind per game and whether there is one: ((k,) int64, (k,) bool)."""
-        scores = self.card_scores(view, rng) + rng.random(playable.shape) * _TIE_NOISE
-        scores = np.where(playable, scores, _NEVER)
+        scores = self.card_scores(view, rng)
+        scores += rng.random(playable.shape, dtype=np.float32) * _TIE_NOISE
+        scores[~playable] = _NEVER
         return scores.argmax(axis=1), playable.any(axis=1)
 
     def _play_actions(self, view, kinds, rng) -> np.ndarray:
@@ -167,7 +169,8 @@ class HeuristicAgent(Agent):
         else:
             bluff = playable[:, :WILD_DRAW_FOUR].any(axis=1)
         bluff &= d4
-        coin = rng.random(k) < self.params["bluff"]
+        chance = self.params["bluff"]
+        coin = np.full(k, chance >= 1.0) if chance in (0.0, 1.0) else rng.random(k) < chance
         playable[bluff & ~coin, WILD_DRAW_FOUR] = False
         return bluff & coin
 

@@ -29,6 +29,10 @@ __all__ = ["AggressiveAgent", "ColorFirstAgent", "PointsDumperAgent", "RuleAgent
 _COLORED = np.arange(NUM_KINDS) < 52
 _IS_ACTION = _COLORED & (KIND_RANK >= SKIP_RANK)
 _POINTS = KIND_POINTS.astype(np.float64)
+#: color-first's ranking before the favorite color's bonus: action cards, then higher numbers;
+#: a Wild before a +4, both after every colored card.
+_COLOR_FIRST = (100.0 * _IS_ACTION + KIND_RANK * _COLORED).astype(np.float64)
+_COLOR_FIRST[WILD], _COLOR_FIRST[WILD_DRAW_FOUR] = -1000.0, -2000.0
 
 
 def _favorite_color(view: ObservationView, rng: np.random.Generator) -> np.ndarray:
@@ -72,12 +76,9 @@ class ColorFirstAgent(HeuristicAgent):
 
     def card_scores(self, view, rng):
         favorite = _favorite_color(view, rng)
-        scores = np.zeros((view.obs.shape[0], NUM_KINDS))
-        scores += 1000.0 * (KIND_COLOR[None, :] == favorite[:, None])
-        scores += 100.0 * _IS_ACTION[None, :] + KIND_RANK[None, :] * _COLORED[None, :]
-        scores[:, WILD] = -1000.0
-        scores[:, WILD_DRAW_FOUR] = -2000.0
-        return scores
+        return np.where(
+            KIND_COLOR[None, :] == favorite[:, None], _COLOR_FIRST + 1000.0, _COLOR_FIRST
+        )
 
 
 class PointsDumperAgent(HeuristicAgent):

@@ -1,4 +1,6 @@
-"""Analytic companions to the simulations (NumPy only): the +4 bluff and its challenge."""
+"""The +4 bluff and its challenge: the analytic side (:mod:`.bluff`, NumPy only), the
+calibration of the Bayesian bluff probability against simulation (:mod:`.calibration`) and the
+bluff study's tables, best answers and plots (:mod:`.study`)."""
 
 from .bluff import (
     OBJECTIVES,

@@ -10,7 +10,7 @@ import numpy as np
 
 from .cards import DECK_SIZE
 from .reference import ReferenceGame
-from .state import State
+from .state import STAT_NAMES, State
 
 #: State fields copied one to one from ReferenceGame attributes of the same name.
 _SCALARS = (
@@ -42,7 +42,7 @@ _SCALARS = (
     "match_over",
     "round_index",
 )
-_STATS = ("draw4_plays", "bluffs", "challenges", "challenges_won")
+_STATS = STAT_NAMES
 
 
 def to_state(games: list[ReferenceGame]) -> State:

@@ -54,7 +54,7 @@ from .cards import (
 from .phases import COLOR, DRAWN, JUMP, MULTI, OVER, PHASE_NAMES, PLAY, RESPOND
 from .phases import TARGET as TARGET_PHASE
 from .rules import Rules
-from .state import State
+from .state import STAT_NAMES, State
 
 # ------------------------------------------------------------------ lookup tables
 #: (54 top kinds, 5 colors incl. -1 at index 4, 54 kinds) bool: colored kind matches color or symbol.
@@ -120,8 +120,8 @@ class StepResult:
         winner: (N,) int8: winning seat of the round that ended, -1 otherwise.
         points: (N,) int32: card points left in the losers' hands at the end of the round.
         decisions: (N,) int32: decisions the round took.
-        draw4_plays, bluffs, challenges, challenges_won: (N, P) int16 per-seat counts over
-            the round that ended.
+        draw4_plays, bluffs, challenges, challenges_won, draw4_challenged, bluffs_caught:
+            (N, P) int16 per-seat counts over the round that ended (:data:`STAT_NAMES`).
     """
 
     rewards: np.ndarray
@@ -135,6 +135,8 @@ class StepResult:
     bluffs: np.ndarray
     challenges: np.ndarray
     challenges_won: np.ndarray
+    draw4_challenged: np.ndarray
+    bluffs_caught: np.ndarray
 
 
 # ====================================================================== reset
@@ -303,11 +305,18 @@ def _sorted_cards(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _shuffle_rows(
     cards: np.ndarray, m: np.ndarray, keys: np.ndarray, stream: int, index
 ) -> np.ndarray:
-    """Shuffle the first ``m`` cards of each row by the game's key; padding stays at the end."""
-    sort_keys = rng.sort_keys(keys, stream, np.asarray(index, np.int64), DECK_SIZE)
-    sort_keys[_LANES[None, :] >= m[:, None]] = rng.PAD_KEY
+    """Shuffle the first ``m`` cards of each row by the game's key; padding stays at the end.
+
+    Only the lanes up to the longest row are keyed and sorted: the order of a row's first
+    ``m`` cards depends on its keys of those lanes alone (padding sorts last, stably).
+    """
+    lanes = int(m.max(initial=0))
+    sort_keys = rng.sort_keys(keys, stream, np.asarray(index, np.int64), lanes)
+    sort_keys[_LANES[None, :lanes] >= m[:, None]] = rng.PAD_KEY
     order = np.argsort(sort_keys, axis=1, kind="stable")
-    return np.take_along_axis(cards, order, axis=1)
+    out = cards.copy()
+    out[:, :lanes] = np.take_along_axis(cards[:, :lanes], order, axis=1)
+    return out
 
 
 def _reshuffle(s: State, g: np.ndarray) -> None:
@@ -905,6 +914,7 @@ def _ask_jump(s: State, g: np.ndarray, cursor: np.ndarray) -> None:
 def _challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     bluffer = s.draw4_player[g]
     s.stats[g, 2, seats] += 1
+    s.stats[g, 4, bluffer] += 1
     s.revealed[g] = s.hands[g, bluffer]
     s.reveal_viewer[g] = seats
     s.reveal_target[g] = bluffer
@@ -912,6 +922,7 @@ def _challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     if guilty.any():
         gg, sg, bg = g[guilty], seats[guilty], bluffer[guilty]
         s.stats[gg, 3, sg] += 1
+        s.stats[gg, 5, bg] += 1
         if s.rules.caught_bluffer == "takes-back":
             s.hands[gg, bg, WILD_DRAW_FOUR] += 1
             s.hand_size[gg, bg] += 1
@@ -961,7 +972,7 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         s.phase[late] = OVER
     over = s.phase[stepped] == OVER
     counts = np.zeros((2, k), np.int32)  # one allocation per dtype: this runs every step
-    stats = np.zeros((4, k, p), np.int16)
+    stats = np.zeros((len(STAT_NAMES), k, p), np.int16)
     result = StepResult(
         rewards=np.zeros((k, p), np.float32),
         round_over=over,
@@ -970,10 +981,7 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         winner=np.full(k, -1, np.int8),
         points=counts[0],
         decisions=counts[1],
-        draw4_plays=stats[0],
-        bluffs=stats[1],
-        challenges=stats[2],
-        challenges_won=stats[3],
+        **{name: stats[i] for i, name in enumerate(STAT_NAMES)},
     )
     rows = np.flatnonzero(over)  # rows of the result
     if not rows.size:
@@ -981,8 +989,7 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     g = rows if games is None else games[rows]  # the same games in the state
     result.winner[rows] = s.winner[g]
     result.decisions[rows] = s.turn[g]
-    for i, name in enumerate(("draw4_plays", "bluffs", "challenges", "challenges_won")):
-        getattr(result, name)[rows] = s.stats[g, i]
+    stats[:, rows] = s.stats[g].transpose(1, 0, 2)
     has_winner = s.winner[g] >= 0
     if has_winner.any():
         won, won_rows = g[has_winner], rows[has_winner]

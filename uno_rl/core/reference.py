@@ -60,6 +60,7 @@ from .cards import (
 from .phases import COLOR, DRAWN, JUMP, MULTI, OVER, PLAY, RESPOND
 from .phases import TARGET as TARGET_PHASE
 from .rules import Rules
+from .state import STAT_NAMES
 
 
 def is_draw_two(kind: int) -> bool:
@@ -81,6 +82,8 @@ class StepOutcome:
     bluffs: list[int] | None = None
     challenges: list[int] | None = None
     challenges_won: list[int] | None = None
+    draw4_challenged: list[int] | None = None
+    bluffs_caught: list[int] | None = None
 
 
 class ReferenceGame:
@@ -137,7 +140,7 @@ class ReferenceGame:
         self.turn = 0
         self.winner = -1
         self.truncated = False
-        self.stats = {k: [0] * p for k in ("draw4_plays", "bluffs", "challenges", "challenges_won")}
+        self.stats = {name: [0] * p for name in STAT_NAMES}
         first = (dealer + 1) % p
         self.actor, self.phase = first, PLAY
         effects = self.rules.first_card_effects
@@ -446,10 +449,12 @@ class ReferenceGame:
     def _challenge(self, seat: int) -> None:
         bluffer = self.draw4_player
         self.stats["challenges"][seat] += 1
+        self.stats["draw4_challenged"][bluffer] += 1
         self.revealed = list(self.hands[bluffer])
         self.reveal_viewer, self.reveal_target = seat, bluffer
         if self.draw4_bluff:
             self.stats["challenges_won"][seat] += 1
+            self.stats["bluffs_caught"][bluffer] += 1
             if self.rules.caught_bluffer == "takes-back":
                 self.hands[bluffer][WILD_DRAW_FOUR] += 1
                 self.discard[WILD_DRAW_FOUR] -= 1

@@ -14,6 +14,19 @@ import numpy as np
 from .cards import DECK_SIZE, NUM_KINDS
 from .rules import Rules
 
+__all__ = ["STAT_NAMES", "State"]
+
+#: Per-seat counters of a round (``State.stats[:, i]``): +4s played, +4s that were bluffs,
+#: challenges made, challenges won (the +4 was a bluff), own +4s challenged, own bluffs caught.
+STAT_NAMES = (
+    "draw4_plays",
+    "bluffs",
+    "challenges",
+    "challenges_won",
+    "draw4_challenged",
+    "bluffs_caught",
+)
+
 
 @dataclasses.dataclass
 class State:
@@ -54,7 +67,7 @@ class State:
     match_over: np.ndarray  # (N,) bool: match decided (match mode)
     round_index: np.ndarray  # (N,) int32: rounds completed in this match
     scores: np.ndarray  # (N, P) int32: match scores (points, or rounds won)
-    stats: np.ndarray  # (N, 4, P) int16: per seat +4 plays, bluffs, challenges, challenges won
+    stats: np.ndarray  # (N, len(STAT_NAMES), P) int16: per-seat counters of the round
     _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
     #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
     _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
@@ -117,7 +130,7 @@ class State:
             match_over=np.zeros(n, bool),
             round_index=small(dtype=np.int32),
             scores=np.zeros((n, p), np.int32),
-            stats=np.zeros((n, 4, p), np.int16),
+            stats=np.zeros((n, len(STAT_NAMES), p), np.int16),
         )
 
     def arrays(self) -> dict[str, np.ndarray]:

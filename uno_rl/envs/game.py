@@ -205,7 +205,8 @@ class SingleGame:
         The :class:`~uno_rl.core.reference.StepOutcome` has ``rewards`` (a list of the ``P``
         per-seat rewards of this step, nonzero only when a round ends), ``round_over``,
         ``truncated``, ``match_over``, ``winner``, ``points``, ``decisions`` and the per-seat
-        ``draw4_plays``, ``bluffs``, ``challenges``, ``challenges_won`` of a round that ended.
+        counters of a round that ended (``draw4_plays``, ``bluffs``, ``challenges``,
+        ``challenges_won``, ``draw4_challenged``, ``bluffs_caught``).
 
         Raises:
             TypeError, ValueError: see :func:`check_action`.

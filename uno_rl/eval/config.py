@@ -8,6 +8,7 @@ An experiment config (``experiments/NAME.toml``)::
     workers = 2              # optional, default: every CPU
     confidence = 0.95        # optional
     rating_rounds = 20000    # optional: rounds fed to the OpenSkill ratings per cell
+    analysis = "bluff"       # optional: a post-processing step of the finished run (ANALYSES)
 
     [grid]
     presets = ["official", "house"]   # rule presets (required)
@@ -16,8 +17,20 @@ An experiment config (``experiments/NAME.toml``)::
     caught_bluffer = ["draws-4", "takes-back"]
 
     [agents]
-    specs = ["color-first", "rule"]   # agent specs (required)
+    specs = ["color-first", "rule"]   # agent specs (required, unless focal and opponents)
     mode = "round-robin"              # optional: table, head-to-head or round-robin
+    # or, instead of specs: every focal agent against P - 1 copies of every opponent
+    # focal = ["color-first:bluff=0.0", "color-first:bluff=0.5"]
+    # opponents = ["color-first:challenge=never", "color-first:challenge=bayes"]
+
+    [[focus]]                         # optional, repeatable: cells that get more rounds
+    presets = ["official"]            # a cell matches when every key given matches
+    players = [2, 4]
+    switches = {caught_bluffer = "draws-4"}
+    rounds = 200000
+
+    [quick]                           # optional: what --quick replaces (any keys above)
+    rounds = 2000
 
 A cell is one (preset, switch combination, player count). Everything is checked before any
 game is played: unknown keys, unknown presets, agents or parameters, impossible values (a
@@ -38,13 +51,20 @@ from uno_rl.agents import AgentError, make_agent
 from uno_rl.core.rules import Rules, RulesError, load_rules, read_preset
 
 from .run import variant_label
-from .tournament import MODES, Matchup, make_matchups
+from .tournament import MODES, Matchup, cross_matchups, make_matchups
 
-__all__ = ["Cell", "ConfigError", "ExperimentConfig", "load_config"]
+__all__ = ["ANALYSES", "Cell", "ConfigError", "ExperimentConfig", "load_config"]
 
-_TOP = {"description", "seed", "rounds", "workers", "confidence", "rating_rounds", "grid", "agents"}
+_TOP = {
+    "description", "seed", "rounds", "workers", "confidence", "rating_rounds", "grid", "agents",
+    "focus", "analysis", "quick",
+}  # fmt: skip
 _GRID = {"presets", "players", "switches"}
-_AGENTS = {"specs", "mode"}
+_AGENTS = {"specs", "mode", "focal", "opponents"}
+_FOCUS = {"presets", "players", "switches", "rounds"}
+#: Post-processing steps a config may name: the module, its function that writes the outputs
+#: into the run folder, and its function that returns their summary as text.
+ANALYSES = {"bluff": ("uno_rl.analysis.study", "write_bluff_study", "study_summary")}
 
 
 class ConfigError(ValueError):
@@ -60,6 +80,7 @@ class Cell:
     switches: tuple[tuple[str, Any], ...]
     rules: Rules
     matchups: tuple[Matchup, ...]
+    rounds: int
 
     @property
     def variant(self) -> str:
@@ -88,6 +109,7 @@ class ExperimentConfig:
     agents: tuple[str, ...]
     mode: str | None
     cells: tuple[Cell, ...]
+    analysis: str | None = None
 
     def resolved(self) -> dict[str, Any]:
         """Everything that determines the results, as plain data (logged beside them)."""
@@ -100,11 +122,13 @@ class ExperimentConfig:
             "rating_rounds": self.rating_rounds,
             "agents": list(self.agents),
             "mode": self.mode,
+            "analysis": self.analysis,
             "cells": [
                 {
                     "index": c.index,
                     "variant": c.variant,
                     "players": c.players,
+                    "rounds": c.rounds,
                     "rules": c.rules.to_dict(),
                     "matchups": [list(m.lineup) for m in c.matchups],
                 }
@@ -142,8 +166,12 @@ def _list(path: str, key: str, value: Any) -> list:
     return value
 
 
-def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:
-    """Read and validate an experiment config; builds every cell's rules and agents once."""
+def load_config(path: str | os.PathLike[str], quick: bool = False) -> ExperimentConfig:
+    """Read and validate an experiment config; builds every cell's rules and agents once.
+
+    ``quick``: apply the config's ``[quick]`` table (its keys replace the top-level ones, a
+    ``grid`` or ``agents`` table key by key); the run is then named ``NAME-quick``.
+    """
     path = str(path)
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -152,6 +180,10 @@ def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     _check_keys(path, "", data, _TOP)
+    name = Path(path).stem
+    if quick:
+        data = _apply_quick(path, data)
+        name += "-quick"
     for required in ("rounds", "grid", "agents"):
         if required not in data:
             raise _fail(path, required, "is required")
@@ -167,6 +199,9 @@ def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:
     if isinstance(confidence, bool) or not isinstance(confidence, float) or not 0 < confidence < 1:
         raise _fail(path, "confidence", f"must be a number in (0, 1), got {confidence!r}")
     rating_rounds = _int(path, "rating_rounds", data.get("rating_rounds", 20_000), 0)
+    analysis = data.get("analysis")
+    if analysis is not None and analysis not in ANALYSES:
+        raise _fail(path, "analysis", f"must be one of {', '.join(ANALYSES)}, got {analysis!r}")
 
     grid = data["grid"]
     if not isinstance(grid, dict):
@@ -183,23 +218,13 @@ def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:
     if not isinstance(switch_table, dict):
         raise _fail(path, "grid.switches", "must be a table of key = [values]")
     switch_names = list(switch_table)
-    for name in switch_names:
-        _list(path, f"grid.switches.{name}", switch_table[name])
-        if name == "players":
+    for switch in switch_names:
+        _list(path, f"grid.switches.{switch}", switch_table[switch])
+        if switch == "players":
             raise _fail(path, "grid.switches.players", "use grid.players for player counts")
 
-    agents_table = data["agents"]
-    if not isinstance(agents_table, dict):
-        raise _fail(path, "agents", "must be a table")
-    _check_keys(path, "agents", agents_table, _AGENTS)
-    if "specs" not in agents_table:
-        raise _fail(path, "agents.specs", "is required")
-    specs = _list(path, "agents.specs", agents_table["specs"])
-    if not all(isinstance(s, str) for s in specs):
-        raise _fail(path, "agents.specs", "must be a list of agent spec strings")
-    mode = agents_table.get("mode")
-    if mode is not None and mode not in MODES:
-        raise _fail(path, "agents.mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    specs, mode, lineups = _agents(path, data["agents"])
+    focus = _focus(path, data.get("focus", []))
 
     cells = []
     for preset in presets:
@@ -216,19 +241,23 @@ def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:
                     rules = load_rules(preset, **dict(switches), players=p)
                 except RulesError as error:
                     raise _fail(path, "grid.switches", str(error)) from None
-                try:
-                    for spec in dict.fromkeys(specs):
+                for spec in dict.fromkeys(specs):
+                    try:
                         make_agent(spec, rules)
-                except AgentError as error:
-                    raise _fail(path, "agents.specs", str(error)) from None
-                cell_mode = mode or ("head-to-head" if len(specs) == 2 else "round-robin")
-                try:
-                    matchups = make_matchups(specs, p, cell_mode)
-                except ValueError as error:
-                    raise _fail(path, "agents.mode", f"{error} (players = {p})") from None
-                cells.append(Cell(len(cells), preset, switches, rules, tuple(matchups)))
+                    except AgentError as error:
+                        key = "agents.specs"
+                        if lineups is not None:
+                            key = "agents.focal" if spec in lineups[0] else "agents.opponents"
+                        raise _fail(path, key, str(error)) from None
+                matchups = _cell_matchups(path, specs, mode, lineups, p)
+                cell_rounds = max(
+                    [rounds] + [f["rounds"] for f in focus if _matches(f, preset, rules)]
+                )
+                cells.append(
+                    Cell(len(cells), preset, switches, rules, tuple(matchups), cell_rounds)
+                )
     return ExperimentConfig(
-        name=Path(path).stem,
+        name=name,
         path=path,
         description=description,
         seed=seed,
@@ -242,4 +271,96 @@ def load_config(path: str | os.PathLike[str]) -> ExperimentConfig:
         agents=tuple(specs),
         mode=mode,
         cells=tuple(cells),
+        analysis=analysis,
+    )
+
+
+def _apply_quick(path: str, data: dict) -> dict:
+    """``data`` with its ``[quick]`` table applied (tables merged one level deep)."""
+    quick = data.get("quick")
+    if quick is None:
+        raise _fail(path, "quick", "this config has no [quick] table: --quick needs one")
+    if not isinstance(quick, dict):
+        raise _fail(path, "quick", "must be a table")
+    _check_keys(path, "quick", quick, _TOP - {"quick"})
+    merged = {k: v for k, v in data.items() if k != "quick"}
+    for key, value in quick.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _agents(path: str, table: Any) -> tuple[list[str], str | None, tuple[list, list] | None]:
+    """(every spec, mode, (focal, opponents) or None) of the ``[agents]`` table."""
+    if not isinstance(table, dict):
+        raise _fail(path, "agents", "must be a table")
+    _check_keys(path, "agents", table, _AGENTS)
+    mode = table.get("mode")
+    crossed = "focal" in table or "opponents" in table
+    if crossed:
+        for key in ("focal", "opponents"):
+            if key not in table:
+                raise _fail(path, f"agents.{key}", "is required with agents.focal/opponents")
+        if "specs" in table:
+            raise _fail(path, "agents.specs", "give either specs or focal and opponents")
+        if mode is not None and mode != "cross":
+            raise _fail(path, "agents.mode", f"must be 'cross' with focal/opponents, got {mode!r}")
+        focal = _specs(path, "agents.focal", table["focal"], distinct=True)
+        opponents = _specs(path, "agents.opponents", table["opponents"], distinct=True)
+        return list(dict.fromkeys(focal + opponents)), "cross", (focal, opponents)
+    if "specs" not in table:
+        raise _fail(path, "agents.specs", "is required")
+    specs = _specs(path, "agents.specs", table["specs"])
+    if mode is not None and mode not in MODES:
+        raise _fail(path, "agents.mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    return specs, mode, None
+
+
+def _specs(path: str, key: str, value: Any, distinct: bool = False) -> list[str]:
+    specs = _list(path, key, value)
+    if not all(isinstance(s, str) for s in specs):
+        raise _fail(path, key, "must be a list of agent spec strings")
+    if distinct and len(set(specs)) != len(specs):
+        raise _fail(path, key, "names an agent twice")
+    return specs
+
+
+def _cell_matchups(path, specs, mode, lineups, players) -> list[Matchup]:
+    if lineups is not None:
+        focal, opponents = lineups
+        return cross_matchups(focal, opponents, players)
+    cell_mode = mode or ("head-to-head" if len(specs) == 2 else "round-robin")
+    try:
+        return make_matchups(specs, players, cell_mode)
+    except ValueError as error:
+        raise _fail(path, "agents.mode", f"{error} (players = {players})") from None
+
+
+def _focus(path: str, value: Any) -> list[dict]:
+    """The ``[[focus]]`` entries, validated."""
+    if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
+        raise _fail(path, "focus", "must be an array of tables ([[focus]])")
+    for i, entry in enumerate(value):
+        where = f"focus[{i}]"
+        _check_keys(path, where, entry, _FOCUS)
+        if "rounds" not in entry:
+            raise _fail(path, f"{where}.rounds", "is required")
+        _int(path, f"{where}.rounds", entry["rounds"], 1, 100_000_000)
+        for key in ("presets", "players"):
+            if key in entry:
+                _list(path, f"{where}.{key}", entry[key])
+        if not isinstance(entry.get("switches", {}), dict):
+            raise _fail(path, f"{where}.switches", "must be a table of key = value")
+    return value
+
+
+def _matches(entry: dict, preset: str, rules: Rules) -> bool:
+    """Whether a cell matches a ``[[focus]]`` entry: its preset, player count and rule values
+    (switches compare with the cell's full rules, so a default value matches too)."""
+    return (
+        preset in entry.get("presets", [preset])
+        and rules.players in entry.get("players", [rules.players])
+        and all(getattr(rules, k, None) == v for k, v in entry.get("switches", {}).items())
     )

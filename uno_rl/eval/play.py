@@ -24,6 +24,7 @@ from uno_rl.core.cards import KIND_POINTS
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.core.rules import Rules
+from uno_rl.core.state import STAT_NAMES, State
 
 __all__ = ["Outcomes", "play_jobs", "rotations"]
 
@@ -50,7 +51,8 @@ class Outcomes:
         points: (J, P) int32: the zero-sum points of each seat: the winner scores the card
             points left in the other hands, each loser minus their own (0 when truncated). In a
             match: the final match scores.
-        draw4_plays, bluffs, challenges, challenges_won: (J, P) int16 per-seat counts.
+        draw4_plays, bluffs, challenges, challenges_won, draw4_challenged, bluffs_caught:
+            (J, P) int16 per-seat counts (:data:`~uno_rl.core.state.STAT_NAMES`).
     """
 
     position: np.ndarray
@@ -63,6 +65,8 @@ class Outcomes:
     bluffs: np.ndarray
     challenges: np.ndarray
     challenges_won: np.ndarray
+    draw4_challenged: np.ndarray
+    bluffs_caught: np.ndarray
 
     @classmethod
     def empty(cls, jobs: int, players: int) -> Outcomes:
@@ -73,10 +77,7 @@ class Outcomes:
             decisions=np.zeros(jobs, np.int32),
             rounds=np.ones(jobs, np.int32),
             points=np.zeros((jobs, players), np.int32),
-            draw4_plays=np.zeros((jobs, players), np.int16),
-            bluffs=np.zeros((jobs, players), np.int16),
-            challenges=np.zeros((jobs, players), np.int16),
-            challenges_won=np.zeros((jobs, players), np.int16),
+            **{name: np.zeros((jobs, players), np.int16) for name in STAT_NAMES},
         )
 
 
@@ -88,6 +89,7 @@ def play_jobs(
     seatings: np.ndarray | None = None,
     slots: int = 4096,
     on_finished: Callable[[int], None] | None = None,
+    observer: Callable[[State, np.ndarray, np.ndarray, np.ndarray], None] | None = None,
 ) -> Outcomes:
     """Play every deal with every seating of ``lineup``.
 
@@ -101,6 +103,9 @@ def play_jobs(
             :func:`rotations` (R = P).
         slots: games in lockstep.
         on_finished: called with the number of jobs that just finished (progress bars).
+        observer: called before every step with the state, the (k,) live game slots, their
+            (k, A) legal masks and (k, P) line-up position per seat (measurements that need
+            the hidden state).
 
     Returns:
         :class:`Outcomes` of the ``D * R`` jobs, job ``d * R + r`` = deal ``d``, seating ``r``.
@@ -163,6 +168,8 @@ def play_jobs(
                 if rows.size:
                     actions[rows] = _act(agent, observations, masks, rows, rng, memory, live)
         _check_legal(agents, acting_position, masks, actions, live, state)
+        if observer is not None:
+            observer(state, live, masks, position[live])
         result = engine.step(state, actions, games=None if full else live, validate=False)
         over = result.match_over if rules.match else result.round_over
         done = np.flatnonzero(over)
@@ -234,5 +241,5 @@ def _record(out, jobs, state, games, result, rows, rules) -> None:
         seat_is_winner = np.arange(rules.players)[None, :] == winner[:, None]
         points = np.where(seat_is_winner, left.sum(axis=1, keepdims=True), -left)
         out.points[jobs] = np.where(won[:, None], points, 0)
-    for name in ("draw4_plays", "bluffs", "challenges", "challenges_won"):
+    for name in STAT_NAMES:
         getattr(out, name)[jobs] = getattr(result, name)[rows]

@@ -14,6 +14,7 @@ from tqdm import tqdm
 from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules, load_rules
 
+from .backends import make_executor
 from .summary import agent_table, pair_table, rating_table, seat_table
 from .tournament import Matchup, concat_outcomes, make_matchups, plan_chunks, play_chunks
 
@@ -111,6 +112,8 @@ def evaluate(
     rating_rounds: int = 50_000,
     progress: bool = True,
     slots: int = 4096,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Evaluation:
     """Play ``agents`` against each other under one rule variant and summarise.
 
@@ -127,12 +130,23 @@ def evaluate(
         rating_rounds: rounds fed to the OpenSkill ratings.
         progress: show a tqdm bar.
         slots: games in lockstep per process.
+        backend: ``local`` (worker processes) or ``ray`` (Ray tasks; :mod:`.backends`), with
+            the cluster ``address`` (None: a local Ray instance of ``workers`` CPUs).
     """
     rules, label = resolve_variant(preset, players, switches or {})
     matchups = resolve_matchups(agents, rules, mode)
-    return evaluate_variant(
-        rules, label, matchups, rounds, seed, workers, confidence, rating_rounds, progress, slots
+    workers = default_workers() if workers is None else workers
+    pool = (
+        None if backend == "local" and address is None else make_executor(backend, workers, address)
     )
+    try:
+        return evaluate_variant(
+            rules, label, matchups, rounds, seed, workers, confidence, rating_rounds, progress,
+            slots, pool=pool,
+        )  # fmt: skip
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
 
 
 def resolve_variant(

@@ -18,8 +18,12 @@ win_rate          wins / rounds, with ``win_low`` and ``win_high``, its Wilson i
 truncated         rounds cut at ``max_turns`` (draws: no winner; counted in ``rounds``)
 points            mean zero-sum points per round (winner: points left in the other hands;
                   loser: minus its own), with ``points_low`` and ``points_high``
+penalty           the other scoring school (each loser adds its own points, lowest total
+                  wins): mean points left in the agent's own hand at the end of a round (0 when
+                  it wins; truncated rounds count 0), with ``penalty_low`` and ``penalty_high``
 decisions         mean decisions per round (all players)
-draw4_plays ...   +4 plays, bluffs, challenges and successful challenges, per round
+draw4_plays ...   per round: +4 plays, bluffs, challenges, successful challenges, own +4s
+                  challenged, own bluffs caught (:data:`~uno_rl.core.state.STAT_NAMES`)
 ================  ===========================================================================
 """
 
@@ -31,13 +35,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from uno_rl.core.state import STAT_NAMES
+
 from .play import Outcomes
 from .stats import mean_interval, paired_test, wilson_interval
 from .tournament import Matchup
 
 __all__ = ["agent_table", "pair_table", "rating_table", "seat_table"]
 
-_COUNTS = ("draw4_plays", "bluffs", "challenges", "challenges_won")
+_COUNTS = STAT_NAMES
 
 
 def _raw_rows(outcomes: Outcomes, matchup: Matchup, by_seat: bool) -> list[dict]:
@@ -54,6 +60,7 @@ def _raw_rows(outcomes: Outcomes, matchup: Matchup, by_seat: bool) -> list[dict]
                 continue
             seat_index = np.asarray(seats)[None, :]
             points = outcomes.points[:, seats][sel].astype(np.float64)
+            penalty = np.maximum(-points, 0.0)
             row = {
                 "agent": agent,
                 "rounds": n,
@@ -61,6 +68,8 @@ def _raw_rows(outcomes: Outcomes, matchup: Matchup, by_seat: bool) -> list[dict]
                 "truncated": int((outcomes.truncated[:, None] & sel).sum()),
                 "points_sum": points.sum(),
                 "points_sq": (points * points).sum(),
+                "penalty_sum": penalty.sum(),
+                "penalty_sq": (penalty * penalty).sum(),
                 "decisions_sum": float((outcomes.decisions[:, None] * sel).sum()),
             }
             if by_seat:
@@ -78,15 +87,22 @@ def _finish(raw: pd.DataFrame, confidence: float) -> pd.DataFrame:
     out["win_low"], out["win_high"] = wilson_interval(out["wins"], out["rounds"], confidence)
     mean, low, high = mean_interval(out["points_sum"], out["points_sq"], out["rounds"], confidence)
     out["points"], out["points_low"], out["points_high"] = mean, low, high
+    mean, low, high = mean_interval(
+        out["penalty_sum"], out["penalty_sq"], out["rounds"], confidence
+    )
+    out["penalty"], out["penalty_low"], out["penalty_high"] = mean, low, high
     out["decisions"] = out["decisions_sum"] / out["rounds"]
     for name in _COUNTS:
         out[name] = out[name] / out["rounds"]
-    return out.drop(columns=["points_sum", "points_sq", "decisions_sum"])
+    return out.drop(
+        columns=["points_sum", "points_sq", "penalty_sum", "penalty_sq", "decisions_sum"]
+    )
 
 
 _ORDER = [
     "variant", "players", "matchup", "agent", "seat", "rounds", "wins", "win_rate", "win_low",
-    "win_high", "truncated", "points", "points_low", "points_high", "decisions", *_COUNTS,
+    "win_high", "truncated", "points", "points_low", "points_high", "penalty", "penalty_low",
+    "penalty_high", "decisions", *_COUNTS,
 ]  # fmt: skip
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "Chunk",
     "Matchup",
     "concat_outcomes",
+    "cross_matchups",
     "make_matchups",
     "plan_chunks",
     "play_chunks",
@@ -100,6 +101,12 @@ def make_matchups(agents: Sequence[str], players: int, mode: str) -> list[Matchu
         if players > 2:
             out.append(Matchup((b,) + (a,) * (players - 1)))
     return out
+
+
+def cross_matchups(focal: Sequence[str], opponents: Sequence[str], players: int) -> list[Matchup]:
+    """Every focal agent against ``P - 1`` copies of every opponent (focal-major order); a
+    focal agent equal to the opponent plays a table of ``P`` copies."""
+    return [Matchup((f,) + (o,) * (players - 1)) for f in focal for o in opponents]
 
 
 def rules_key(rules: Rules) -> int:

@@ -1,0 +1,121 @@
+"""The Ray backend of the evaluator and the experiment runner, on a local Ray instance."""
+
+import os
+import sys
+
+import pandas as pd
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from uno_rl import evaluate as evaluate_cli  # noqa: E402
+from uno_rl import experiment  # noqa: E402
+from uno_rl.eval.backends import BackendError, RayExecutor, make_executor  # noqa: E402
+from uno_rl.eval.run import evaluate  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    # Ray's workers cannot import this test module: ship its helper functions by value.
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _frames(result):
+    return [result.seats, result.agents, result.pairs, result.ratings]
+
+
+def test_ray_evaluation_equals_a_local_one():
+    # 5000 rounds: two chunks per match-up, so chunks really are spread and merged.
+    kwargs = dict(rounds=5000, seed=4, rating_rounds=300, progress=False)
+    agents = ["color-first", "random-playable"]
+    local = evaluate(agents, workers=1, **kwargs)
+    remote = evaluate(agents, workers=2, backend="ray", **kwargs)
+    for a, b in zip(_frames(local), _frames(remote)):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_experiment_on_ray_equals_local_and_resumes(tmp_path, capsys):
+    config = tmp_path / "mini.toml"
+    config.write_text(
+        """
+seed = 1
+rounds = 300
+rating_rounds = 100
+[grid]
+presets = ["official"]
+players = [2, 3]
+[agents]
+specs = ["color-first", "rule"]
+"""
+    )
+    args = ["--workers", "1", "--no-progress"]
+    assert experiment.main([str(config), "--runs-dir", str(tmp_path / "a"), *args]) == 0
+    ray_args = [str(config), "--runs-dir", str(tmp_path / "b"), "--backend", "ray", *args]
+    assert experiment.main(ray_args) == 0
+    (local,) = (tmp_path / "a" / "mini").iterdir()
+    (remote,) = (tmp_path / "b" / "mini").iterdir()
+    for name in ("seats", "agents", "pairs", "summary"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(local / f"{name}.parquet"), pd.read_parquet(remote / f"{name}.parquet")
+        )
+    # Resumable on Ray too: forget one finished cell, and the same command plays only it.
+    (remote / "parts" / "cell-0001.done").unlink()
+    (remote / "DONE").unlink()
+    capsys.readouterr()
+    assert experiment.main(ray_args) == 0
+    assert "(1 of 2 cells done)" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(local / "seats.parquet"), pd.read_parquet(remote / "seats.parquet")
+    )
+
+
+def _die_once(marker: str, value: int) -> int:
+    """Kill the worker process the first time (a lost node or an OOM kill), then work."""
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return value * 2
+
+
+def _fail(value: int) -> int:
+    raise ValueError(f"chunk {value} is broken")
+
+
+def test_a_killed_worker_is_retried(tmp_path):
+    executor = RayExecutor()
+    future = executor.submit(_die_once, str(tmp_path / "died"), 21)
+    assert future.result(timeout=120) == 42
+    assert (tmp_path / "died").exists()
+
+
+def test_a_worker_killed_every_time_stops_the_run_with_a_clear_error(tmp_path):
+    executor = RayExecutor(retries=0)
+    future = executor.submit(_die_once, str(tmp_path / "never"), 1)
+    with pytest.raises(BackendError, match="Ray worker was lost"):
+        future.result(timeout=120)
+
+
+def test_a_chunk_error_comes_back_as_itself():
+    future = RayExecutor().submit(_fail, 7)
+    with pytest.raises(ValueError, match="chunk 7 is broken"):
+        future.result(timeout=120)
+
+
+def test_bad_agents_fail_the_same_on_ray(capsys):
+    code = evaluate_cli.main(
+        ["color-first", "nobody", "--backend", "ray", "--rounds", "10", "--no-progress"]
+    )
+    assert code == 2 and "unknown agent 'nobody'" in capsys.readouterr().err
+
+
+def test_backend_errors(monkeypatch):
+    with pytest.raises(BackendError, match="backend must be one of local, ray"):
+        make_executor("spark", 2)
+    with pytest.raises(BackendError, match="--address is only for --backend ray"):
+        make_executor("local", 2, "10.0.0.1:6379")
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(BackendError, match=r"pip install -e '\.\[ray\]'"):
+        RayExecutor()

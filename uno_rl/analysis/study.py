@@ -1,0 +1,529 @@
+"""The +4 bluff study: tables, best responses, heatmaps and calibration from an experiment run.
+
+``experiments/bluff.toml`` plays, in every cell (rule variant and player count), a *bluffer*
+(a base heuristic with ``bluff = b``, never challenging) against ``P - 1`` copies of a
+*challenger* (the same heuristic, never bluffing, with one challenge policy). Its ``analysis =
+"bluff"`` step calls :func:`write_bluff_study` on the finished run, which writes:
+
+=====================  =========================================================================
+file                   content
+=====================  =========================================================================
+bluff.*                one row per variant, player count, bluff probability and challenge
+                       policy (:func:`study_table`)
+best_responses.*       each side's best answer to each strategy of the other, with the
+                       answers statistically tied with it (:func:`best_responses`)
+equilibrium.*          the mixed equilibrium of the bluff-probability x challenge-policy game
+                       per cell (:func:`matrix_equilibrium`)
+calibration.*          the Bayesian bluff probability against observed bluffs, binned
+                       (:mod:`uno_rl.analysis.calibration`), and ``calibration_scores.*``
+heatmap-VARIANT.png    win-rate gain of bluffing against each policy, one panel per player count
+calibration.png        the reliability diagram
+=====================  =========================================================================
+
+Tables are Parquet and CSV. Intervals use the run's confidence level. Differences between two
+match-ups (gains) use independent-sample normal intervals; the match-ups share their deals, so
+these intervals are conservative.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from uno_rl.agents import make_agent
+from uno_rl.core.rules import Rules
+from uno_rl.eval.run import write_atomic
+from uno_rl.eval.stats import wilson_interval, z_value
+from uno_rl.eval.tournament import Matchup
+
+from .calibration import calibration_samples, calibration_scores, reliability_table
+
+__all__ = [
+    "best_responses",
+    "calibration_settings",
+    "calibration_tables",
+    "challenge_label",
+    "equilibrium_table",
+    "mark_equilibrium_region",
+    "matrix_equilibrium",
+    "narrative",
+    "plot_calibration",
+    "plot_heatmaps",
+    "study_summary",
+    "study_table",
+    "write_bluff_study",
+]
+
+#: Cards a +4 moves: accepted (victim draws 4), challenged but legal (challenger draws 6).
+_ACCEPTED, _FAILED_CHALLENGE = 4, 6
+#: Rounds of each calibration setting (at most the cell's rounds).
+CALIBRATION_ROUNDS = 20_000
+#: Bluff probabilities whose calibration is measured (those present in the run).
+CALIBRATION_BLUFFS = (0.1, 0.5, 1.0)
+
+
+def challenge_label(params: dict) -> str:
+    """A short name of a challenge policy: ``never``, ``always``, ``bayes``, ``hand>=4``,
+    ``color``, ``hand>=4|color``."""
+    policy = params["challenge"]
+    if policy != "threshold":
+        return policy
+    parts = []
+    if params["challenge_hand"] > 0:
+        parts.append(f"hand>={params['challenge_hand']}")
+    if params["challenge_color"]:
+        parts.append("color")
+    return "|".join(parts) or "threshold-off"
+
+
+def _run_cells(folder: Path) -> tuple[dict, list[dict]]:
+    config = json.loads((folder / "config.json").read_text())
+    return config, config["cells"]
+
+
+def study_table(folder: str | Path) -> pd.DataFrame:
+    """The tidy study table of a finished run of a bluffer-versus-challenger experiment.
+
+    One row per ``variant``, ``players``, ``bluff`` (the bluffer's probability) and
+    ``challenge`` (the challengers' policy), with ``caught_bluffer``, ``draw_four_legal``,
+    ``bluffer`` and ``challenger`` (the specs), ``rounds``, and for the bluffer:
+
+    * ``win_rate`` (``win_low``, ``win_high``) and ``fair_share`` (1/P); ``gain`` (``gain_low``,
+      ``gain_high``): win rate minus the win rate of the non-bluffing bluffer (``bluff = 0``)
+      against the same policy, in the same cell;
+    * ``points`` (winner takes the others' points) and ``penalty`` (the other school: points
+      left in its own hand), each with an interval, and ``points_gain`` against ``bluff = 0``;
+    * ``draw4_per_round``, ``bluffs_per_round``; ``bluff_share``: bluffs among its +4s;
+      ``bluff_challenged``: share of its bluffs that were challenged (always caught);
+      ``challenge_success``: share of the challengers' challenges that caught a bluff (all
+      their challenges, also of each other's +4s); ``cards_per_draw4``: cards the +4s moved in
+      its favour on average (4 accepted, 6 challenged but legal, minus 4, or 5 under
+      ``takes-back``, when caught); ``points_per_bluff``: ``points_gain`` per extra bluff a
+      round (the value of a bluff in points), with an interval.
+
+    Rate intervals are Wilson intervals on event counts.
+    """
+    folder = Path(folder)
+    config, cells = _run_cells(folder)
+    confidence = float(config["confidence"])
+    z = z_value(confidence)
+    agents = pd.read_parquet(folder / "agents.parquet")
+    rows = []
+    for cell in cells:
+        rules = Rules.from_dict(cell["rules"])
+        players = cell["players"]
+        here = agents[(agents["variant"] == cell["variant"]) & (agents["players"] == players)]
+        by_key = {(r.matchup, r.agent): r for r in here.itertuples(index=False)}
+        for lineup in cell["matchups"]:
+            focal, opponent = lineup[0], lineup[1]
+            label = Matchup(tuple(lineup)).label
+            f, o = by_key[(label, focal)], by_key[(label, opponent)]
+            bluff = float(make_agent(focal, rules).params["bluff"])
+            policy = challenge_label(make_agent(opponent, rules).params)
+            n, n_opp = int(f.rounds), int(o.rounds)
+            d4, bluffs = f.draw4_plays * n, f.bluffs * n
+            challenged, caught = f.draw4_challenged * n, f.bluffs_caught * n
+            penalty = _ACCEPTED + (1 if rules.caught_bluffer == "takes-back" else 0)
+            swing = (
+                _ACCEPTED * (d4 - challenged)
+                + _FAILED_CHALLENGE * (challenged - caught)
+                - penalty * caught
+            )
+            rows.append({
+                "variant": cell["variant"], "players": players,
+                "caught_bluffer": rules.caught_bluffer, "draw_four_legal": rules.draw_four_legal,
+                "bluff": bluff, "challenge": policy, "bluffer": focal, "challenger": opponent,
+                "rounds": n, "fair_share": 1.0 / players,
+                "win_rate": f.win_rate, "win_low": f.win_low, "win_high": f.win_high,
+                "points": f.points, "points_low": f.points_low, "points_high": f.points_high,
+                "penalty": f.penalty, "penalty_low": f.penalty_low,
+                "penalty_high": f.penalty_high,
+                "draw4_per_round": f.draw4_plays, "bluffs_per_round": f.bluffs,
+                "_d4": round(d4), "_bluffs": round(bluffs), "_caught": round(caught),
+                "_challenges": round(o.challenges * n_opp),
+                "_challenges_won": round(o.challenges_won * n_opp),
+                "cards_per_draw4": swing / d4 if d4 else math.nan,
+            })  # fmt: skip
+    table = pd.DataFrame(rows)
+    for name, hits, trials in (
+        ("bluff_share", "_bluffs", "_d4"),
+        ("bluff_challenged", "_caught", "_bluffs"),
+        ("challenge_success", "_challenges_won", "_challenges"),
+    ):
+        hit, trial = table[hits].to_numpy(float), table[trials].to_numpy(float)
+        low, high = wilson_interval(hit, np.maximum(trial, 1), confidence)
+        table[name] = np.where(trial > 0, hit / np.maximum(trial, 1), np.nan)
+        table[f"{name}_low"] = np.where(trial > 0, low, np.nan)
+        table[f"{name}_high"] = np.where(trial > 0, high, np.nan)
+    table = table.drop(columns=["_d4", "_bluffs", "_caught", "_challenges", "_challenges_won"])
+    return _add_gains(table, z)
+
+
+def _add_gains(table: pd.DataFrame, z: float) -> pd.DataFrame:
+    """Gains against the ``bluff = 0`` row of the same cell and policy."""
+    keys = ["variant", "players", "challenge"]
+    base = table[table["bluff"] == 0.0]
+    joined = table.merge(base, on=keys, how="left", suffixes=("", "_0"))
+    win_se = np.sqrt(
+        joined["win_rate"] * (1 - joined["win_rate"]) / joined["rounds"]
+        + joined["win_rate_0"] * (1 - joined["win_rate_0"]) / joined["rounds_0"]
+    )
+    out = table.copy()
+    out["gain"] = joined["win_rate"] - joined["win_rate_0"]
+    out["gain_low"], out["gain_high"] = out["gain"] - z * win_se, out["gain"] + z * win_se
+    points_se = np.hypot(
+        (joined["points_high"] - joined["points_low"]) / (2 * z),
+        (joined["points_high_0"] - joined["points_low_0"]) / (2 * z),
+    )
+    out["points_gain"] = joined["points"] - joined["points_0"]
+    out["points_gain_low"] = out["points_gain"] - z * points_se
+    out["points_gain_high"] = out["points_gain"] + z * points_se
+    extra = joined["bluffs_per_round"] - joined["bluffs_per_round_0"]
+    usable = extra > 1e-3
+    for suffix in ("", "_low", "_high"):
+        out[f"points_per_bluff{suffix}"] = np.where(
+            usable, out[f"points_gain{suffix}"] / extra.where(usable, 1.0), np.nan
+        )
+    return out
+
+
+# ---------------------------------------------------------------- best responses
+def best_responses(table: pd.DataFrame) -> pd.DataFrame:
+    """Each side's best answer in every cell.
+
+    The bluffer answers a challenge policy with the bluff probability that maximises its win
+    rate; the challengers answer a bluff probability with the policy that minimises it. Answers
+    whose interval overlaps the best one's are listed in ``tied``. One row per ``variant``,
+    ``players``, ``responder`` (``bluffer`` or ``challenger``) and ``against`` (the other
+    side's strategy), with ``best``, ``best_win_rate``, ``tied`` (comma-separated) and
+    ``gain`` (the bluffer's win rate at the best answer minus at the worst).
+    """
+    rows = []
+    for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
+        for policy, column in cell.groupby("challenge", sort=False):
+            best = column.loc[column["win_rate"].idxmax()]
+            tied = column[column["win_high"] >= best["win_low"]]["bluff"]
+            rows.append({
+                "variant": variant, "players": players, "responder": "bluffer",
+                "against": policy, "best": f"{best['bluff']:g}",
+                "best_win_rate": best["win_rate"], "tied": ",".join(f"{b:g}" for b in tied),
+                "spread": best["win_rate"] - column["win_rate"].min(),
+            })  # fmt: skip
+        for bluff, row in cell.groupby("bluff", sort=True):
+            best = row.loc[row["win_rate"].idxmin()]
+            tied = row[row["win_low"] <= best["win_high"]]["challenge"]
+            rows.append({
+                "variant": variant, "players": players, "responder": "challenger",
+                "against": f"{bluff:g}", "best": best["challenge"],
+                "best_win_rate": best["win_rate"], "tied": ",".join(tied),
+                "spread": row["win_rate"].max() - best["win_rate"],
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def mark_equilibrium_region(table: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with ``equilibrium_like``: both strategies are (tied) best answers to each
+    other."""
+    out = table.copy()
+    index = best.set_index(["variant", "players", "responder", "against"])["tied"]
+
+    def mutual(row) -> bool:
+        bluffs = index[(row["variant"], row["players"], "bluffer", row["challenge"])]
+        policies = index[(row["variant"], row["players"], "challenger", f"{row['bluff']:g}")]
+        return f"{row['bluff']:g}" in bluffs.split(",") and row["challenge"] in policies.split(",")
+
+    out["equilibrium_like"] = out.apply(mutual, axis=1)
+    return out
+
+
+def matrix_equilibrium(
+    payoff: np.ndarray, iterations: int = 20_000
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Mixed equilibrium of the zero-sum game ``payoff`` (rows maximise, columns minimise), by
+    fictitious play: ((R,) row mix, (C,) column mix, game value). Each player answers the
+    other's empirical mix; both mixes converge to an equilibrium (Robinson, 1951)."""
+    payoff = np.asarray(payoff, np.float64)
+    rows, cols = payoff.shape
+    row_counts, col_counts = np.zeros(rows), np.zeros(cols)
+    row_payoff, col_payoff = np.zeros(rows), np.zeros(cols)  # against the other's counts
+    r, c = 0, 0
+    for _ in range(iterations):
+        row_counts[r] += 1
+        col_counts[c] += 1
+        row_payoff += payoff[:, c]
+        col_payoff += payoff[r, :]
+        r, c = int(row_payoff.argmax()), int(col_payoff.argmin())
+    row_mix, col_mix = row_counts / iterations, col_counts / iterations
+    return row_mix, col_mix, float(row_mix @ payoff @ col_mix)
+
+
+def equilibrium_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell and strategy with its weight in the mixed equilibrium of the
+    win-rate matrix: ``variant``, ``players``, ``side``, ``strategy``, ``weight``, ``value``
+    (the bluffer's win rate at the equilibrium)."""
+    rows = []
+    for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
+        matrix = cell.pivot(index="bluff", columns="challenge", values="win_rate")
+        row_mix, col_mix, value = matrix_equilibrium(matrix.to_numpy())
+        for bluff, weight in zip(matrix.index, row_mix):
+            rows.append((variant, players, "bluffer", f"{bluff:g}", weight, value))
+        for policy, weight in zip(matrix.columns, col_mix):
+            rows.append((variant, players, "challenger", policy, weight, value))
+    return pd.DataFrame(rows, columns=["variant", "players", "side", "strategy", "weight", "value"])
+
+
+# ---------------------------------------------------------------------- plots
+def _slug(variant: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in variant)
+
+
+def plot_heatmaps(table: pd.DataFrame, folder: str | Path) -> list[Path]:
+    """One PNG per variant: the bluffer's win-rate gain (percentage points) by bluff
+    probability and challenge policy, a panel per player count. Returns the files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    for variant, part in table.groupby("variant", sort=False):
+        counts = sorted(part["players"].unique())
+        fig, axes = plt.subplots(
+            1, len(counts), figsize=(4.2 * len(counts), 3.6), squeeze=False, sharey=True
+        )
+        limit = max(1e-9, float(np.nanmax(np.abs(part["gain"]))) * 100)
+        for ax, players in zip(axes[0], counts):
+            cell = part[part["players"] == players]
+            grid = cell.pivot(index="challenge", columns="bluff", values="gain") * 100
+            grid = grid.reindex(list(dict.fromkeys(cell["challenge"])))
+            image = ax.imshow(grid.to_numpy(), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")
+            ax.set_xticks(range(grid.shape[1]), [f"{b:g}" for b in grid.columns], fontsize=7)
+            ax.set_yticks(range(grid.shape[0]), grid.index, fontsize=8)
+            ax.set_xlabel("bluff probability")
+            ax.set_title(f"{players} players")
+            for (i, j), value in np.ndenumerate(grid.to_numpy()):
+                ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=6)
+        axes[0][0].set_ylabel("challenge policy")
+        fig.colorbar(image, ax=axes[0].tolist(), label="win-rate gain (points of %)")
+        fig.suptitle(f"Gain of bluffing against each challenge policy: {variant}", fontsize=10)
+        path = Path(folder) / f"heatmap-{_slug(variant)}.png"
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def plot_calibration(reliability: pd.DataFrame, path: str | Path) -> Path:
+    """The reliability diagram: observed bluff share against the predicted probability, one
+    line per setting, the diagonal for perfect calibration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="calibrated")
+    one_variant = reliability["variant"].nunique() == 1
+    for setting, part in reliability.groupby("setting", sort=False):
+        if one_variant:  # the title names it; the legend only the table and the bluffer
+            first = part.iloc[0]
+            setting = f"{first['players']} players, bluff {first['bluff']:g}"
+        ax.errorbar(
+            part["mean_predicted"],
+            part["empirical"],
+            yerr=np.clip(
+                [
+                    part["empirical"] - part["empirical_low"],
+                    part["empirical_high"] - part["empirical"],
+                ],
+                0,
+                None,
+            ),
+            marker="o",
+            markersize=3,
+            capsize=2,
+            linewidth=1,
+            label=setting,
+        )
+    ax.set_xlabel("predicted P(bluff) (public information)")
+    ax.set_ylabel("observed share of bluffs")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=6)
+    title = "Calibration of the Bayesian bluff probability"
+    if one_variant:
+        title += f"\n{reliability['variant'].iloc[0]}"
+    ax.set_title(title, fontsize=9)
+    path = Path(path)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+# ----------------------------------------------------------------- calibration
+def calibration_settings(config: dict) -> list[tuple[dict, str, str, int]]:
+    """(cell, bluffer spec, challenger spec, rounds) measured for calibration: the run's
+    cells with the most rounds (its focus cells), each bluffer whose probability is in
+    :data:`CALIBRATION_BLUFFS`, against the first challenger."""
+    cells = [c for c in config["cells"] if Rules.from_dict(c["rules"]).challenge_enabled]
+    if not cells:
+        return []
+    most = max(c["rounds"] for c in cells)
+    settings = []
+    for cell in (c for c in cells if c["rounds"] == most):
+        rules = Rules.from_dict(cell["rules"])
+        bluffers = list(dict.fromkeys(m[0] for m in cell["matchups"]))
+        challenger = cell["matchups"][0][1]
+        for spec in bluffers:
+            if float(make_agent(spec, rules).params["bluff"]) in CALIBRATION_BLUFFS:
+                settings.append((cell, spec, challenger, min(cell["rounds"], CALIBRATION_ROUNDS)))
+    return settings
+
+
+def calibration_tables(
+    config: dict, progress: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(samples, reliability, scores) over :func:`calibration_settings`, each with
+    ``variant``, ``players``, ``bluff`` and ``setting`` (a label) columns."""
+    samples, reliability, scores = [], [], []
+    settings = calibration_settings(config)
+    for i, (cell, bluffer, challenger, rounds) in enumerate(
+        tqdm(settings, desc="calibration", disable=not progress, leave=False)
+    ):
+        rules = Rules.from_dict(cell["rules"])
+        bluff = float(make_agent(bluffer, rules).params["bluff"])
+        found = calibration_samples(rules, bluffer, challenger, rounds, seed=config["seed"] + i)
+        keys = {
+            "variant": cell["variant"],
+            "players": cell["players"],
+            "bluff": bluff,
+            "setting": f"{cell['variant']} {cell['players']}p bluff={bluff:g}",
+        }
+        samples.append(found.assign(**keys))
+        reliability.append(reliability_table(found, confidence=config["confidence"]).assign(**keys))
+        scores.append({**keys, **calibration_scores(found)})
+    if not settings:
+        return pd.DataFrame(), pd.DataFrame(), pd.DataFrame()
+    return (
+        pd.concat(samples, ignore_index=True),
+        pd.concat(reliability, ignore_index=True),
+        pd.DataFrame(scores),
+    )
+
+
+# ---------------------------------------------------------------------- entry
+def write_bluff_study(folder: str | Path, workers: int | None = None, progress: bool = True):
+    """Write every output of the module docstring into the run ``folder`` (``workers`` is
+    accepted for the experiment runner; the analysis runs in this process)."""
+    folder = Path(folder)
+    config, _ = _run_cells(folder)
+    best = best_responses(table := study_table(folder))
+    table = mark_equilibrium_region(table, best)
+    write_atomic(table, str(folder / "bluff"))
+    write_atomic(best, str(folder / "best_responses"))
+    write_atomic(equilibrium_table(table), str(folder / "equilibrium"))
+    samples, reliability, scores = calibration_tables(config, progress)
+    if len(samples):
+        samples.to_parquet(folder / "calibration_samples.parquet", index=False)
+        write_atomic(reliability, str(folder / "calibration"))
+        write_atomic(scores, str(folder / "calibration_scores"))
+        plot_calibration(reliability, folder / "calibration.png")
+    plot_heatmaps(table, folder)
+
+
+# ------------------------------------------------------------------ narrative
+def _pct(value: float) -> str:
+    return f"{100 * value:+.1f}"
+
+
+def narrative(
+    table: pd.DataFrame,
+    best: pd.DataFrame,
+    equilibrium: pd.DataFrame,
+    scores: pd.DataFrame | None = None,
+) -> list[str]:
+    """Findings computed from the study's tables, as Markdown bullet lines: the value of
+    bluffing against each policy, the best answers and the equilibrium-like region, where
+    the answers flip with the table size or the rules, and the calibration."""
+    lines = []
+    for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
+        lines.append(
+            f"**{variant}, {players} players** ({int(cell['rounds'].max()):,} rounds "
+            "per match-up at most)"
+        )
+        for policy, col in cell.groupby("challenge", sort=False):
+            top = col.loc[col["win_rate"].idxmax()]
+            full = col.loc[col["bluff"].idxmax()]
+            lines.append(
+                f"- against `{policy}`: best bluff probability {top['bluff']:g} "
+                f"(win rate {top['win_rate']:.1%}); always bluffing changes the win rate by "
+                f"{_pct(full['gain'])} points of % [{_pct(full['gain_low'])}, "
+                f"{_pct(full['gain_high'])}], {full['points_per_bluff']:+.1f} points per bluff"
+            )
+        region = cell[cell["equilibrium_like"]]
+        pairs = ", ".join(f"({b:g}, {c})" for b, c in zip(region["bluff"], region["challenge"]))
+        lines.append(f"- mutual best answers (bluff, policy): {pairs or 'none'}")
+        eq = equilibrium[(equilibrium["variant"] == variant) & (equilibrium["players"] == players)]
+        if len(eq):
+            lines.append(
+                f"- mixed equilibrium: bluffer {_mix(eq, 'bluffer')}; challengers "
+                f"{_mix(eq, 'challenger')}; "
+                f"bluffer's win rate {eq['value'].iloc[0]:.1%} (fair share {1 / players:.1%})"
+            )
+    lines.extend(_flips(best))
+    if scores is not None and len(scores):
+        for row in scores.itertuples(index=False):
+            lines.append(
+                f"- calibration, {row.setting}: {row.draw4s:,} challengeable +4s, "
+                f"{row.bluff_rate:.1%} were bluffs, predicted {row.mean_predicted:.1%} on "
+                f"average; Brier score {row.brier:.3f} against {row.base_brier:.3f} for the "
+                f"base rate (skill {row.skill:+.2f})"
+            )
+    return lines
+
+
+def _mix(eq: pd.DataFrame, side: str) -> str:
+    """``0 80%, 0.1 20%``: the strategies of one side with a weight of at least 5%."""
+    part = eq[eq["side"] == side]
+    return ", ".join(f"{s} {w:.0%}" for s, w in zip(part["strategy"], part["weight"]) if w >= 0.05)
+
+
+def _flips(best: pd.DataFrame) -> list[str]:
+    """Lines naming where a best answer changes with the player count or the rules: two
+    groups whose sets of (tied) best answers do not overlap."""
+    lines = []
+    for (responder, against), group in best.groupby(["responder", "against"], sort=False):
+        what = "best bluff probability" if responder == "bluffer" else "best challenge policy"
+        versus = f"against `{against}`" if responder == "bluffer" else f"against bluff {against}"
+        for key, label in (("players", "the table size"), ("variant", "the rules")):
+            answers = {
+                k: set.intersection(*(set(t.split(",")) for t in g["tied"]))
+                for k, g in group.groupby(key, sort=False)
+            }
+            values = list(answers.values())
+            disjoint = any(not (a & b) for i, a in enumerate(values) for b in values[i + 1 :])
+            if disjoint:
+                shown = "; ".join(
+                    f"{k}{'p' if key == 'players' else ''}: {', '.join(sorted(v)) or 'varies'}"
+                    for k, v in answers.items()
+                )
+                lines.append(f"- the {what} {versus} changes with {label}: {shown}")
+    return lines or ["- no best answer changes with the table size or the rules"]
+
+
+def study_summary(folder: str | Path) -> str:
+    """The findings of a finished study run as text (what the experiment runner prints)."""
+    folder = Path(folder)
+    scores = folder / "calibration_scores.parquet"
+    lines = narrative(
+        pd.read_parquet(folder / "bluff.parquet"),
+        pd.read_parquet(folder / "best_responses.parquet"),
+        pd.read_parquet(folder / "equilibrium.parquet"),
+        pd.read_parquet(scores) if scores.exists() else None,
+    )
+    return "\n".join(lines)

@@ -156,8 +156,15 @@ def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool =
             net.load_state_dict(weights)
         play.pool_filled, pool_next = data["pool_filled"], data["pool_next"]
         games = data["games"]
+        expected = play.state.arrays()
         for name, tensor in games["state"].items():
-            dtype = np.uint64 if name == "key" else getattr(play.state, name).dtype
+            if name not in expected or tuple(tensor.shape) != expected[name].shape:
+                raise CheckpointError(
+                    f"{run / 'checkpoint.pt'}: its game state does not fit this version of "
+                    f"uno_rl (field {name!r}: shape {tuple(tensor.shape)}); it cannot be "
+                    "resumed: start a new run (init_from can reuse its policy.pt)"
+                )
+            dtype = np.uint64 if name == "key" else expected[name].dtype
             setattr(play.state, name, to_numpy(tensor, dtype))
         play.state.invalidate()
         play.lineup = to_numpy(games["lineup"], np.int16)

@@ -177,6 +177,21 @@ def test_corrupt_and_foreign_checkpoints_name_the_file(tmp_path, capsys):
     assert "checkpoint.pt is truncated or corrupt" in capsys.readouterr().err
 
 
+def test_a_checkpoint_of_another_version_is_refused_by_name(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    args = [*TINY, "--eval-every", "0", "--final-eval-rounds", "0", "--tensorboard", "false"]
+    assert train.main([*args, "--runs-dir", str(runs), "--name", "old"]) == 0
+    run = run_dir(runs, "old")
+    data = load_checkpoint(run / "checkpoint.pt")
+    stats = data["games"]["state"]["stats"]
+    data["games"]["state"]["stats"] = stats[:, :4]  # the counters of an older version
+    save_checkpoint(run / "checkpoint.pt", data)
+    capsys.readouterr()
+    assert train.main(["--resume", str(run), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "checkpoint.pt: its game state does not fit" in err and "'stats'" in err
+
+
 def test_masked_policy_never_picks_illegal_actions():
     torch.manual_seed(0)
     net = PolicyNetwork(len(feature_columns(["hand", "top_card"])), [16])

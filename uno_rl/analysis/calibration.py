@@ -25,6 +25,7 @@ from uno_rl.agents.view import ObservationView
 from uno_rl.core.actions import CHALLENGE
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import RESPOND
+from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
 from uno_rl.eval.play import play_jobs
@@ -59,8 +60,7 @@ def calibration_samples(
     p = rules.players
     lineup = [make_agent(bluffer, rules)] + [make_agent(opponent, rules)] * (p - 1)
     gen = np.random.default_rng(seed)
-    deals = -(-rounds // p)
-    deal_seeds = gen.integers(0, np.iinfo(np.int64).max, deals, dtype=np.int64).astype(np.uint64)
+    deal_seeds = new_seeds(gen, -(-rounds // p))
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def observer(state: State, live: np.ndarray, masks: np.ndarray, position) -> None:

@@ -422,7 +422,8 @@ def write_bluff_study(folder: str | Path, workers: int | None = None, progress: 
     accepted for the experiment runner; the analysis runs in this process)."""
     folder = Path(folder)
     config, _ = _run_cells(folder)
-    best = best_responses(table := study_table(folder))
+    table = study_table(folder)
+    best = best_responses(table)
     table = mark_equilibrium_region(table, best)
     write_atomic(table, str(folder / "bluff"))
     write_atomic(best, str(folder / "best_responses"))

@@ -13,6 +13,14 @@ agents over the same deals and OpenSkill ratings, and writes the tables as Parqu
 ``--out`` (default ``runs/evaluate/<timestamp>/``): ``seats`` (one row per agent and seat: the
 tidy table), ``agents``, ``pairs``, ``ratings``, with ``config.json``.
 
+``--save-replays DIR`` also saves a sample of the games as JSON replays in ``DIR`` with an
+``index.csv`` (``python -m uno_rl.replay DIR/FILE`` shows one); ``--replay-sample`` says which
+games of each match-up, e.g. ``longest:5,random:5,truncated:5,violations`` (default
+``longest:3,random:3,truncated:3,violations``; see :mod:`uno_rl.eval.replays`). With
+``violations``, an agent's illegal action stops the run as always, but the replay of that game
+up to the illegal action is saved first. The same seed keeps the same games for any number of
+workers; without ``--save-replays`` nothing is recorded.
+
 Both CPU cores are used by default (``--workers``); the same ``--seed`` gives the same tables
 for any number of workers. Bad input (unknown agent, parameter, preset or rule switch, an
 impossible value) fails before any game is played, with an error naming it.
@@ -34,6 +42,7 @@ from uno_rl.agents import AgentError
 from uno_rl.core.rules import RulesError
 
 from .eval.backends import BACKENDS, BackendError
+from .eval.replays import DEFAULT_SAMPLE, ReplayRequest, ReplaySample
 from .eval.run import Evaluation, default_workers, evaluate, parse_switch
 from .eval.tournament import MODES
 
@@ -72,6 +81,15 @@ def build_parser() -> argparse.ArgumentParser:
         "without it --backend ray starts a private local instance of --workers CPUs",
     )  # fmt: skip
     parser.add_argument("--out", default=None, help="output folder")
+    parser.add_argument(
+        "--save-replays", default=None, metavar="DIR",
+        help="save a sample of the games as JSON replays in DIR (with index.csv)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--replay-sample", default=None, metavar="SPEC",
+        help="which games of each match-up --save-replays keeps: longest:K, random:K, "
+        f"truncated:K, violations, comma-separated (default {DEFAULT_SAMPLE})",
+    )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
@@ -131,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         if not 0.0 < args.confidence < 1.0:
             raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
+        replays = _replay_request(args.save_replays, args.replay_sample)
         start = time.perf_counter()
         result = evaluate(
             args.agents,
@@ -146,9 +165,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.no_progress,
             backend=args.backend,
             address=args.address,
+            replays=replays,
         )
     except (AgentError, RulesError, ValueError, BackendError) as error:
         print(f"error: {error}", file=sys.stderr)
+        path = getattr(error, "replay_path", None)
+        if path is not None:
+            print(f"the game up to that action is saved: python -m uno_rl.replay {path}",
+                  file=sys.stderr)  # fmt: skip
         return 2
     elapsed = time.perf_counter() - start
     out = args.out or os.path.join("runs", "evaluate", dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -162,7 +186,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{rounds:,} rounds in {elapsed:.1f} s ({rounds / elapsed:,.0f} rounds/s); tables in "
         f"{out}/ (seats, agents, pairs, ratings: .parquet and .csv)"
     )
+    if replays is not None:
+        saved = len(pd.read_csv(os.path.join(replays.folder, "index.csv")))
+        print(
+            f"{saved} replays in {replays.folder}/ (index.csv; view one with "
+            "python -m uno_rl.replay FILE)"
+        )
     return 0
+
+
+def _replay_request(folder: str | None, sample: str | None) -> ReplayRequest | None:
+    """What --save-replays and --replay-sample ask for (None: no replays)."""
+    if folder is None:
+        if sample is not None:
+            raise ValueError("--replay-sample needs --save-replays DIR")
+        return None
+    return ReplayRequest(folder, ReplaySample.parse(sample or DEFAULT_SAMPLE))
 
 
 if __name__ == "__main__":

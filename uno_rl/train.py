@@ -3,27 +3,41 @@
     python -m uno_rl.train                                   # the quick-start config
     python -m uno_rl.train --config experiments/train-official-2p.toml --num-games 2048
     python -m uno_rl.train --resume runs/quickstart/20261130-120000
+    python -m uno_rl.train --backend ray --workers 8 --address HEAD_IP:6379   # on Ray
     python -m uno_rl.train --help                            # every config field
 
 Read top to bottom, in the manner of CleanRL's ``ppo.py``:
 
 1. The config (:class:`uno_rl.ppo.config.TrainConfig`: a file, then command-line overrides).
 2. N games in lockstep (:class:`uno_rl.ppo.selfplay.SelfPlay`): the current policy in every
-   seat, or in one seat against past snapshots or zoo agents, chosen per game.
+   seat, or in one seat against past snapshots or zoo agents, chosen per game. Where they are
+   played is the rollout source (:mod:`uno_rl.ppo.rollout`): ``backend = "local"`` plays them
+   all in this process; ``backend = "ray"`` splits them over ``workers`` Ray actors
+   (:mod:`uno_rl.ppo.ray_workers`), each with its own generators and a copy of the policy,
+   to which the learner broadcasts its weights (one ``ray.put``) every update.
 3. Each update: a rollout of ``rollout_steps`` engine steps; the learner's transitions, linked
    per (game, seat) (:class:`uno_rl.ppo.buffer.TurnBuffer`), the round's reward on each seat's
-   last transition; GAE; ``update_epochs`` passes of the clipped PPO loss over minibatches
-   (masked categorical policy, entropy over legal actions, clipped value loss, advantage
-   normalization, linear learning-rate decay).
+   last transition; GAE, computed where the games are (each worker's rollout comes back with
+   its advantages and returns, and the learner concatenates them in worker order);
+   ``update_epochs`` passes of the clipped PPO loss over minibatches (masked categorical
+   policy, entropy over legal actions, clipped value loss, advantage normalization, linear
+   learning-rate decay).
 4. Every ``checkpoint_every`` updates an atomic checkpoint (model, optimizer, games, pool,
-   every generator); ``--resume RUN`` continues exactly where a killed run stopped.
+   every generator; on Ray every worker's games and generators); ``--resume RUN`` continues
+   exactly where a killed run stopped, on the backend and with the workers it started with.
+   A Ray worker lost mid-run is recreated from the state it last reported and its rollout
+   rerun, up to ``worker_retries`` times per update, without changing the result; beyond
+   that the run stops with an error naming the worker and the update, having merged nothing
+   of that update, and resumes from its last checkpoint.
 5. Logs: ``metrics.csv`` and TensorBoard (losses, entropy, explained variance, clip fraction,
    decisions/s, win rates against the pool and the zoo, +4 / bluff / challenge rates), a tqdm
    bar; every ``eval_every`` updates a duplicate-deal evaluation against ``eval_agents``.
 6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
    final evaluation table with 95% intervals.
 
-Results go to ``runs/NAME/<timestamp>/``. Runs on the CPU unless ``device`` says ``cuda``.
+The same seed and config give the same run; on Ray, the same number of workers too (another
+number deals other games). Results go to ``runs/NAME/<timestamp>/``. The learner runs on the
+CPU unless ``device`` says ``cuda``; Ray workers play on one CPU each.
 """
 
 from __future__ import annotations
@@ -41,15 +55,9 @@ import torch
 from tqdm import tqdm
 
 from uno_rl.agents import AgentError, make_agent
-from uno_rl.core.rules import RulesError, load_rules
-from uno_rl.ppo.buffer import TurnBuffer
-from uno_rl.ppo.checkpoint import (
-    CheckpointError,
-    load_checkpoint,
-    save_checkpoint,
-    to_numpy,
-    to_tensor,
-)
+from uno_rl.core.rules import Rules, RulesError, load_rules
+from uno_rl.eval.backends import BackendError
+from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load_train_config
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import (
@@ -59,7 +67,7 @@ from uno_rl.ppo.network import (
     masked_entropy,
     masked_logits,
 )
-from uno_rl.ppo.selfplay import SelfPlay, sample_policy
+from uno_rl.ppo.rollout import LocalSource, Rollout, RolloutSource, StartedHook
 
 __all__ = ["evaluate_policy", "main", "train"]
 
@@ -116,8 +124,126 @@ def initial_weights(config: TrainConfig) -> dict:
     return start["model"]
 
 
-def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool = True) -> dict:
-    """Train per ``config`` into the run folder ``run``; returns the final summary."""
+def open_source(
+    config: TrainConfig,
+    rules: Rules,
+    zoo: list,
+    network: PolicyNetwork,
+    pool: list[PolicyNetwork],
+    pool_filled: int,
+    generator: torch.Generator,
+    device: torch.device,
+    saved: dict | None = None,
+    where: str = "checkpoint",
+) -> RolloutSource:
+    """The rollout source of ``config.backend``, continuing from a checkpoint (``saved``)."""
+    if config.backend == "ray":
+        from uno_rl.ppo.ray_workers import RaySource
+
+        states = saved["workers"] if saved is not None else None
+        return RaySource(config, network, pool, pool_filled, states, where)
+    return LocalSource(
+        config, rules, zoo, network, pool, pool_filled, generator, device, saved, where
+    )
+
+
+def check_backend(data: dict, config: TrainConfig, where: Path) -> None:
+    """A checkpoint resumes only on the backend and with the worker count that wrote it."""
+    saved = data.get("backend", {"name": "local", "workers": 1})  # older checkpoints: local
+    if (saved["name"], saved["workers"]) != (config.backend, config.workers):
+        raise CheckpointError(
+            f"{where}: written by backend {saved['name']!r} with {saved['workers']} worker(s); "
+            f"the config asks for backend {config.backend!r} with {config.workers}: the games "
+            "and their generators are split among the workers, so a run resumes only as it "
+            "started"
+        )
+    needed = ("workers",) if config.backend == "ray" else ("games", "carried")
+    missing = [key for key in needed if key not in data]
+    if missing:
+        raise CheckpointError(f"{where}: missing {', '.join(missing)}")
+
+
+def ppo_update(
+    config: TrainConfig,
+    network: PolicyNetwork,
+    optimizer: torch.optim.Optimizer,
+    rollout: Rollout,
+    generator: torch.Generator,
+    device: torch.device,
+) -> dict[str, float]:
+    """``update_epochs`` passes of the clipped PPO loss over minibatches of ``rollout``
+    (shuffled with ``generator``); returns the ``losses/`` metrics."""
+    size = rollout.size
+    b_obs = torch.from_numpy(rollout.obs).to(device)
+    b_mask = torch.from_numpy(rollout.mask).to(device)
+    b_action = torch.from_numpy(rollout.action).to(device)
+    b_logp = torch.from_numpy(rollout.logp).to(device)
+    b_value = torch.from_numpy(rollout.value).to(device)
+    b_adv = torch.from_numpy(rollout.advantages).to(device)
+    b_ret = torch.from_numpy(rollout.returns).to(device)
+    clipfracs, approx_kl = [], torch.zeros(())
+    pg_loss = v_loss = entropy = torch.zeros(())
+    for _epoch in range(config.update_epochs):
+        order = torch.randperm(size, generator=generator).to(device)
+        for start in range(0, size, config.minibatch_size):
+            mb = order[start : start + config.minibatch_size]
+            logits, new_value = network(b_obs[mb])
+            log_probs = torch.log_softmax(masked_logits(logits, b_mask[mb]), -1)
+            new_logp = log_probs.gather(1, b_action[mb, None]).squeeze(1)
+            entropy = masked_entropy(logits, b_mask[mb]).mean()
+            log_ratio = new_logp - b_logp[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
+            mb_adv = b_adv[mb]
+            if config.norm_adv and mb.numel() > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(
+                -mb_adv * ratio,
+                -mb_adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef),
+            ).mean()
+            if config.clip_vloss:
+                clipped = b_value[mb] + torch.clamp(
+                    new_value - b_value[mb], -config.clip_coef, config.clip_coef
+                )
+                v_loss = (
+                    0.5 * torch.max((new_value - b_ret[mb]) ** 2, (clipped - b_ret[mb]) ** 2).mean()
+                )
+            else:
+                v_loss = 0.5 * ((new_value - b_ret[mb]) ** 2).mean()
+            loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            optimizer.step()
+        if config.target_kl and approx_kl.item() > config.target_kl:
+            break
+    variance = b_ret.var().item() if size > 1 else 0.0
+    explained = 1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
+    return {
+        "losses/policy": pg_loss.item(),
+        "losses/value": v_loss.item(),
+        "losses/entropy": entropy.item(),
+        "losses/approx_kl": approx_kl.item(),
+        "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
+        "losses/explained_variance": explained,
+    }
+
+
+def train(
+    config: TrainConfig,
+    run: Path,
+    resume: bool = False,
+    progress: bool = True,
+    on_rollout: StartedHook | None = None,
+) -> dict:
+    """Train per ``config`` into the run folder ``run``; returns the final summary.
+
+    ``on_rollout(update, source)`` is called each update once its rollout has been started
+    (tests kill a Ray worker there). A lost Ray worker that cannot be recreated raises
+    :class:`BackendError`; the run folder then resumes from its last checkpoint.
+    """
     # ---------------------------------------------------------------- setup
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
@@ -137,53 +263,30 @@ def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool =
         PolicyNetwork(len(columns), config.hidden, scale).to(device)
         for _ in range(config.pool_size)
     ]
-    rng = np.random.default_rng(config.seed)
+    # Minibatch shuffling (and, on the local backend, the learner's action sampling).
     generator = torch.Generator().manual_seed(config.seed)
-    mix = (config.self_play, config.pool_share, config.zoo_share)
-    play = SelfPlay(
-        rules, config.num_games, mix, zoo, pool, columns, rng, generator, device,
-        config.truncation_penalty,
-    )  # fmt: skip
-    capacity = config.num_games * (config.rollout_steps + rules.players)
-    buffers = [TurnBuffer(capacity, len(columns), play.streams) for _ in range(2)]
-    buffer = buffers[0]
-    start_update, decisions, rounds, pool_next = 0, 0, 0, 0
+    start_update, decisions, rounds, pool_filled, pool_next = 0, 0, 0, 0, 0
+    data = None
     if resume:
-        data = load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "games", "rng"))
+        data = load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "rng"))
+        check_backend(data, config, run / "checkpoint.pt")
         network.load_state_dict(data["model"])
         optimizer.load_state_dict(data["optimizer"])
         for net, weights in zip(pool, data["pool"]):
             net.load_state_dict(weights)
-        play.pool_filled, pool_next = data["pool_filled"], data["pool_next"]
-        games = data["games"]
-        expected = play.state.arrays()
-        for name, tensor in games["state"].items():
-            if name not in expected or tuple(tensor.shape) != expected[name].shape:
-                raise CheckpointError(
-                    f"{run / 'checkpoint.pt'}: its game state does not fit this version of "
-                    f"uno_rl (field {name!r}: shape {tuple(tensor.shape)}); it cannot be "
-                    "resumed: start a new run (init_from can reuse its policy.pt)"
-                )
-            dtype = np.uint64 if name == "key" else expected[name].dtype
-            setattr(play.state, name, to_numpy(tensor, dtype))
-        play.state.invalidate()
-        play.lineup = to_numpy(games["lineup"], np.int16)
-        carried = data["carried"]
-        if carried["stream"].numel():
-            buffer.add(
-                to_numpy(carried["stream"]), to_numpy(carried["obs"]), to_numpy(carried["mask"]),
-                to_numpy(carried["action"]), to_numpy(carried["logp"]), to_numpy(carried["value"]),
-            )  # fmt: skip
-        rng.bit_generator.state = data["rng"]["numpy"]
+        pool_filled, pool_next = data["pool_filled"], data["pool_next"]
         generator.set_state(data["rng"]["sample"])
         torch.set_rng_state(data["rng"]["torch"])
         start_update, decisions, rounds = data["update"], data["decisions"], data["rounds"]
+    # N games in lockstep: in this process, or split over Ray actors (`backend`).
+    source = open_source(
+        config, rules, zoo, network, pool, pool_filled, generator, device, data,
+        str(run / "checkpoint.pt"),
+    )  # fmt: skip
     logger = RunLogger(run, config.tensorboard)
-    learner = lambda feats, masks: sample_policy(network, feats, masks, generator, device)  # noqa: E731
 
     def checkpoint(update: int) -> None:
-        carried = buffer  # after the swap: holds only the carried transitions
-        n = carried.size
+        games = source.state()  # local: games, carried, rng; ray: every worker's state
         save_checkpoint(
             run / "checkpoint.pt",
             {
@@ -193,25 +296,15 @@ def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool =
                     "hidden": list(config.hidden),
                     "scaled": True,
                 },
+                "backend": {"name": config.backend, "workers": config.workers},
                 "model": network.state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "pool": [net.state_dict() for net in pool],
-                "pool_filled": play.pool_filled,
+                "pool_filled": pool_filled,
                 "pool_next": pool_next,
-                "games": {
-                    "state": {k: to_tensor(v) for k, v in play.state.arrays().items()},
-                    "lineup": to_tensor(play.lineup),
-                },
-                "carried": {
-                    "stream": to_tensor(carried.stream[:n]),
-                    "obs": to_tensor(carried.obs[:n]),
-                    "mask": to_tensor(carried.mask[:n]),
-                    "action": to_tensor(carried.action[:n]),
-                    "logp": to_tensor(carried.logp[:n]),
-                    "value": to_tensor(carried.value[:n]),
-                },  # fmt: skip
+                **games,
                 "rng": {
-                    "numpy": rng.bit_generator.state,
+                    **games.get("rng", {}),
                     "sample": generator.get_state(),
                     "torch": torch.get_rng_state(),
                 },
@@ -238,141 +331,82 @@ def train(config: TrainConfig, run: Path, resume: bool = False, progress: bool =
     # ----------------------------------------------------------------- loop
     bar = tqdm(total=config.num_updates, initial=start_update, disable=not progress, unit="update")
     started = time.perf_counter()
-    for update in range(start_update, config.num_updates):
-        tick = time.perf_counter()
-        if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (
-                1.0 - update / config.num_updates
-            )
-        if buffer.size:  # carried transitions: log-probabilities and values under this policy
-            with torch.no_grad():
-                feats = torch.from_numpy(buffer.obs[: buffer.size]).to(device)
-                logits, value = network(feats)
-                log_probs = torch.log_softmax(
-                    masked_logits(logits, torch.from_numpy(buffer.mask[: buffer.size]).to(device)),
-                    -1,
+    try:
+        for update in range(start_update, config.num_updates):
+            tick = time.perf_counter()
+            if config.anneal_lr:
+                optimizer.param_groups[0]["lr"] = config.learning_rate * (
+                    1.0 - update / config.num_updates
                 )
-                actions = torch.from_numpy(buffer.action[: buffer.size]).to(device)
-                buffer.logp[: buffer.size] = (
-                    log_probs.gather(1, actions[:, None]).squeeze(1).cpu().numpy()
+            rollout = source.collect(update, on_rollout)
+            stats = rollout.stats
+            decisions += stats.decisions
+            rounds += stats.rounds
+            rollout_seconds = time.perf_counter() - tick
+            losses = ppo_update(config, network, optimizer, rollout, generator, device)
+            if (update + 1) % config.snapshot_every == 0:
+                pool[pool_next].load_state_dict(network.state_dict())
+                source.snapshot(pool_next, min(pool_filled + 1, config.pool_size))
+                pool_next = (pool_next + 1) % config.pool_size
+                pool_filled = min(pool_filled + 1, config.pool_size)
+
+            # ------------------------------------------------------- logging
+            seconds = time.perf_counter() - tick
+            row = {
+                "charts/update": update + 1,
+                "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                "charts/decisions_per_s": stats.decisions / seconds,
+                "charts/rollout_share": rollout_seconds / seconds,
+                "charts/rounds": rounds,
+                "charts/win_rate_self_and_all": stats.learner_wins / max(stats.learner_rounds, 1),
+                "charts/win_rate_vs_pool": stats.pool_wins / stats.pool_rounds if stats.pool_rounds else float("nan"),
+                "charts/win_rate_vs_zoo": stats.zoo_wins / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
+                **losses,
+                "behaviour/draw4_per_round": stats.draw4_plays / max(stats.learner_rounds, 1),
+                "behaviour/bluff_share": stats.bluffs / stats.draw4_plays if stats.draw4_plays else float("nan"),
+                "behaviour/challenges_per_round": stats.challenges / max(stats.learner_rounds, 1),
+                "behaviour/challenge_success": stats.challenges_won / stats.challenges if stats.challenges else float("nan"),
+            }  # fmt: skip
+            last = update + 1 == config.num_updates
+            if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
+                save_policy(run / "policy.pt")
+                result = evaluate_policy(
+                    run / "policy.pt", config, config.eval_rounds, config.seed + update
                 )
-                buffer.value[: buffer.size] = value.cpu().numpy()
-        play.collect(buffer, config.rollout_steps, learner)
-        stats = play.take_stats()
-        decisions += stats.decisions
-        rounds += stats.rounds
-        rollout_seconds = time.perf_counter() - tick
-
-        # -------------------------------------------------------- PPO update
-        advantages, returns, trainable = buffer.advantages(config.gamma, config.gae_lambda)
-        index = np.flatnonzero(trainable)
-        b_obs = torch.from_numpy(buffer.obs[index]).to(device)
-        b_mask = torch.from_numpy(buffer.mask[index]).to(device)
-        b_action = torch.from_numpy(buffer.action[index]).to(device)
-        b_logp = torch.from_numpy(buffer.logp[index]).to(device)
-        b_value = torch.from_numpy(buffer.value[index]).to(device)
-        b_adv = torch.from_numpy(advantages[index]).to(device)
-        b_ret = torch.from_numpy(returns[index]).to(device)
-        clipfracs, approx_kl = [], torch.zeros(())
-        pg_loss = v_loss = entropy = torch.zeros(())
-        for _epoch in range(config.update_epochs):
-            order = torch.randperm(index.size, generator=generator).to(device)
-            for start in range(0, index.size, config.minibatch_size):
-                mb = order[start : start + config.minibatch_size]
-                logits, new_value = network(b_obs[mb])
-                log_probs = torch.log_softmax(masked_logits(logits, b_mask[mb]), -1)
-                new_logp = log_probs.gather(1, b_action[mb, None]).squeeze(1)
-                entropy = masked_entropy(logits, b_mask[mb]).mean()
-                log_ratio = new_logp - b_logp[mb]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
-                mb_adv = b_adv[mb]
-                if config.norm_adv and mb.numel() > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(
-                    -mb_adv * ratio,
-                    -mb_adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef),
-                ).mean()
-                if config.clip_vloss:
-                    clipped = b_value[mb] + torch.clamp(
-                        new_value - b_value[mb], -config.clip_coef, config.clip_coef
-                    )
-                    v_loss = (
-                        0.5
-                        * torch.max((new_value - b_ret[mb]) ** 2, (clipped - b_ret[mb]) ** 2).mean()
-                    )
-                else:
-                    v_loss = 0.5 * ((new_value - b_ret[mb]) ** 2).mean()
-                loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
-                optimizer.step()
-            if config.target_kl and approx_kl.item() > config.target_kl:
-                break
-        variance = b_ret.var().item() if index.size > 1 else 0.0
-        explained = (
-            1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
-        )
-
-        # ------------------------------------- carry pending transitions, pool
-        other = buffers[1] if buffer is buffers[0] else buffers[0]
-        other.clear()
-        buffer.carry_into(other)
-        buffer.clear()
-        buffer = other
-        if (update + 1) % config.snapshot_every == 0:
-            pool[pool_next].load_state_dict(network.state_dict())
-            pool_next = (pool_next + 1) % config.pool_size
-            play.pool_filled = min(play.pool_filled + 1, config.pool_size)
-
-        # ----------------------------------------------------------- logging
-        seconds = time.perf_counter() - tick
-        row = {
-            "charts/update": update + 1,
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-            "charts/decisions_per_s": stats.decisions / seconds,
-            "charts/rollout_share": rollout_seconds / seconds,
-            "charts/rounds": rounds,
-            "charts/win_rate_self_and_all": stats.learner_wins / max(stats.learner_rounds, 1),
-            "charts/win_rate_vs_pool": stats.pool_wins / stats.pool_rounds if stats.pool_rounds else float("nan"),
-            "charts/win_rate_vs_zoo": stats.zoo_wins / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
-            "losses/policy": pg_loss.item(),
-            "losses/value": v_loss.item(),
-            "losses/entropy": entropy.item(),
-            "losses/approx_kl": approx_kl.item(),
-            "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
-            "losses/explained_variance": explained,
-            "behaviour/draw4_per_round": stats.draw4_plays / max(stats.learner_rounds, 1),
-            "behaviour/bluff_share": stats.bluffs / stats.draw4_plays if stats.draw4_plays else float("nan"),
-            "behaviour/challenges_per_round": stats.challenges / max(stats.learner_rounds, 1),
-            "behaviour/challenge_success": stats.challenges_won / stats.challenges if stats.challenges else float("nan"),
-        }  # fmt: skip
-        last = update + 1 == config.num_updates
-        if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
-            save_policy(run / "policy.pt")
-            result = evaluate_policy(
-                run / "policy.pt", config, config.eval_rounds, config.seed + update
+                for r in result.agents[result.agents.agent == "ppo"].itertuples():
+                    opponent = r.matchup.split(" vs ")[-1]
+                    row[f"eval/win_rate_vs_{opponent}"] = r.win_rate
+            logger.log(decisions, row)
+            if (update + 1) % config.checkpoint_every == 0 or last:
+                checkpoint(update + 1)
+            bar.update(1)
+            bar.set_postfix(
+                dec_s=f"{row['charts/decisions_per_s']:,.0f}",
+                win_zoo=f"{row['charts/win_rate_vs_zoo']:.1%}",
+                rounds=f"{rounds:,}",
             )
-            for r in result.agents[result.agents.agent == "ppo"].itertuples():
-                opponent = r.matchup.split(" vs ")[-1]
-                row[f"eval/win_rate_vs_{opponent}"] = r.win_rate
-        logger.log(decisions, row)
-        if (update + 1) % config.checkpoint_every == 0 or last:
-            checkpoint(update + 1)
-        bar.update(1)
-        bar.set_postfix(
-            dec_s=f"{row['charts/decisions_per_s']:,.0f}",
-            win_zoo=f"{row['charts/win_rate_vs_zoo']:.1%}",
-            rounds=f"{rounds:,}",
+    except BackendError as error:
+        saved = run / "checkpoint.pt"
+        resume_note = (
+            f"the run resumes from its last checkpoint (update "
+            f"{load_checkpoint(saved, ('update',))['update']}) with: python -m uno_rl.train "
+            f"--resume {run}"
+            if saved.is_file()
+            else "no checkpoint was written yet"
         )
-    bar.close()
-    logger.close()
+        raise BackendError(f"{error}; {resume_note}") from None
+    finally:
+        bar.close()
+        logger.close()
+        source.close()
     save_policy(run / "policy.pt")
     elapsed = time.perf_counter() - started
-    return {"decisions": decisions, "rounds": rounds, "seconds": elapsed}
+    return {
+        "decisions": decisions,
+        "rounds": rounds,
+        "seconds": elapsed,
+        "worker_restarts": source.restarts,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -415,9 +449,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         if args.resume:
-            if overrides or args.config:
+            address = overrides.pop("address", None)  # where the cluster is, not what runs
+            if {"backend", "workers"} & set(overrides):
                 raise TrainConfigError(
-                    "--resume continues a run with its own config: no other settings"
+                    "--resume: a run keeps its backend and number of workers (the games and "
+                    "their generators are split among the workers); only --address may change"
+                )
+            given = ["--" + k.replace("_", "-") for k in overrides] + ["--config"] * bool(
+                args.config
+            )
+            if given:
+                raise TrainConfigError(
+                    "--resume continues a run with its own config: no other settings (got "
+                    f"{', '.join(given)}; only --address may be given, to reach a Ray cluster)"
                 )
             run = Path(args.resume)
             try:
@@ -426,8 +470,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise TrainConfigError(
                     f"--resume {run}: no readable config.json ({error})"
                 ) from None
+            if address is not None:
+                saved["address"] = address
             config = TrainConfig(**saved)
-            load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "games", "rng"))
+            data = load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "rng"))
+            check_backend(data, config, run / "checkpoint.pt")
         else:
             config = load_train_config(args.config or QUICKSTART, overrides)
             if config.init_from:
@@ -447,11 +494,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{summary['seconds']:.0f} s ({summary['decisions'] / max(summary['seconds'], 1e-9):,.0f} "
             "decisions/s)"
         )
+        if summary["worker_restarts"]:
+            print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")
         report = final_report(run, config, summary)
         if report:
             print(report)
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")
-    except (TrainConfigError, CheckpointError, AgentError, RulesError) as error:
+    except (TrainConfigError, CheckpointError, AgentError, RulesError, BackendError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

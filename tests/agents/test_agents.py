@@ -56,7 +56,7 @@ def play_batch(spec, rules, games=96, steps=400, seed=0):
 @pytest.mark.parametrize(
     "preset,players",
     [("official", 2), ("official", 4), ("house", 3), ("party", 6), ("seven-zero", 3),
-     ("no-bluff", 2), ("kids", 4)],
+     ("no-bluff", 2), ("kids", 4), ("rlcard", 2), ("rlcard", 3)],
 )  # fmt: skip
 def test_agents_choose_legal_actions_everywhere(spec, preset, players):
     play_batch(spec, load_rules(preset, players=players), games=48, steps=250)
@@ -69,6 +69,17 @@ def test_agents_handle_every_rule_switch():
         last_card="no-wild", first_wild_color_by="dealer",
     )  # fmt: skip
     for spec in AGENTS:
+        play_batch(spec, rules, games=48, steps=250)
+
+
+def test_agents_choose_legal_actions_when_drawing_needs_no_playable_card():
+    """``voluntary_draw=false`` with bluffing allowed: holding a +4 makes drawing illegal.
+
+    An agent that holds back a bluff +4 always has the card of the current color that makes
+    it a bluff, so it is never left without a legal play; non-bluffers check that here.
+    """
+    rules = load_rules("official", voluntary_draw=False, players=3)
+    for spec in [*AGENTS, "color-first:bluff=0", "aggressive:bluff=0"]:
         play_batch(spec, rules, games=48, steps=250)
 
 

@@ -311,7 +311,9 @@ def play_both(
 
 
 def expected_action_kinds(rules: Rules) -> set[str]:
-    kinds = {"play", "wild", "draw4", "draw", "color"}
+    kinds = {"play", "wild", "draw4", "draw"}
+    if rules.first_wild_color_by != "random":
+        kinds.add("color")
     if rules.drawn_card == "may-play" or rules.multi_play or rules.jump_in:
         kinds.add("pass")
     if rules.respond_enabled:
@@ -324,8 +326,10 @@ def expected_action_kinds(rules: Rules) -> set[str]:
 
 
 def expected_phases(rules: Rules) -> set[int]:
-    phases = {PLAY, COLOR}
-    if rules.drawn_card != "may-not-play":
+    phases = {PLAY}
+    if rules.first_wild_color_by != "random":
+        phases.add(COLOR)
+    if rules.drawn_card not in ("may-not-play", "auto-play"):
         phases.add(DRAWN)
     if rules.respond_enabled:
         phases.add(RESPOND)
@@ -348,6 +352,7 @@ PRESET_CASES = {
     "party": (6, 2),
     "no-bluff": (10, 3),
     "kids": (2, 5),
+    "rlcard": (2, 4),
 }
 ROUNDS_PER_PRESET = 2000
 
@@ -408,6 +413,14 @@ SWITCH_COMBOS: list[dict] = [
     dict(last_card="no-wild", hand_size=2),
     dict(first_card_effects=False),
     dict(first_wild_color_by="dealer"),
+    dict(first_wild_color_by="random", first_card_effects=False),
+    dict(voluntary_draw=False),
+    dict(voluntary_draw=False, drawn_card="must-play", last_card="no-wild", hand_size=3),
+    dict(drawn_card="auto-play"),
+    dict(drawn_card="auto-play", stacking="any", wild_cancels_draw=True, players=4),
+    dict(drawn_card="auto-play", seven_zero=True, jump_in=True, multi_play=True),
+    dict(two_player_reverse_skips=False),
+    dict(first_draw_two_skips=False, hand_size=2),
     dict(uno_forget_prob=0.5, uno_catch_prob=0.5, uno_penalty=1),
     dict(uno_forget_prob=1.0, uno_catch_prob=0.25, uno_penalty=4, hand_size=2),
     dict(match=True, scoring="losers-add", match_target=150, dealer="rotate"),

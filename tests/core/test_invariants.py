@@ -185,7 +185,9 @@ def play(
 
 
 @pytest.mark.parametrize("players", ALL_PLAYERS)
-@pytest.mark.parametrize("preset", ["official", "house", "seven-zero", "party", "no-bluff", "kids"])
+@pytest.mark.parametrize(
+    "preset", ["official", "house", "seven-zero", "party", "no-bluff", "kids", "rlcard"]
+)
 def test_invariants_sweep(preset, players):
     assert preset in available_presets()
     rules = load_rules(preset, players=players)

@@ -24,7 +24,15 @@ from uno_rl.core.phases import DRAWN, OVER, RESPOND
 from uno_rl.core.rules import available_presets
 from uno_rl.core.state import State
 
-PRESET_PLAYERS = {"official": 3, "house": 4, "seven-zero": 5, "party": 6, "no-bluff": 2, "kids": 10}
+PRESET_PLAYERS = {
+    "official": 3,
+    "house": 4,
+    "seven-zero": 5,
+    "party": 6,
+    "no-bluff": 2,
+    "kids": 10,
+    "rlcard": 2,
+}
 
 
 def prefer_play(mask: np.ndarray, gen: np.random.Generator, challenge: float = 0.0) -> np.ndarray:

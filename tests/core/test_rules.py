@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from uno_rl.core import Rules, RulesError, available_presets, load_rules
 from uno_rl.core.rules import CHOICES, RANGES, presets_dir, read_preset
 
-SHIPPED = {"official", "house", "seven-zero", "party", "no-bluff", "kids"}
+SHIPPED = {"official", "house", "seven-zero", "party", "no-bluff", "kids", "rlcard"}
 FIELDS = [f.name for f in dataclasses.fields(Rules)]
 
 

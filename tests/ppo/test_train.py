@@ -114,11 +114,24 @@ def test_a_killed_run_resumes_exactly(tmp_path):
         (["--switches", "stacking=most"], "'stacking' must be one of"),
         (["--anneal-lr", "maybe"], "anneal_lr: cannot read 'maybe'"),
         (["--hidden", "0"], "hidden: must be a list"),
+        (["--backend", "spark"], "backend: must be one of local, ray, got 'spark'"),
+        (["--backend", "ray", "--workers", "0"], "workers: must be in [1, 4096], got 0"),
+        (["--workers", "2"], "workers: the local backend plays every game in this process"),
+        (["--address", "10.0.0.1:6379"], "address: only for backend = 'ray'"),
+        (["--backend", "ray", "--workers", "33"], "each rollout actor plays at least one game"),
+        (["--backend", "ray", "--worker-retries", "-1"], "worker_retries: must be in [0, 100]"),
     ],
 )
 def test_bad_settings_fail_before_training(tmp_path, capsys, argv, message):
     assert train.main([*TINY, *argv, "--runs-dir", str(tmp_path / "r")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_ray_backend_without_ray_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the 'ray' extra were not installed
+    args = [*TINY, "--backend", "ray", "--workers", "2", "--runs-dir", str(tmp_path)]
+    assert train.main(args) == 2
+    assert "the ray backend needs Ray: pip install -e '.[ray]'" in capsys.readouterr().err
 
 
 def test_config_files(tmp_path):

@@ -108,6 +108,12 @@ def _hands_rows(s: State) -> np.ndarray:
     return _flat(s.hands).reshape(-1, NUM_KINDS)
 
 
+def _hand_of(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """(k, 54) int8 copy of the hands of ``seats`` in games ``g``."""
+    # np.take copies whole rows: several times faster than fancy indexing for row gathers.
+    return np.take(_hands_rows(s), _seat_rows(s, g, seats), axis=0)
+
+
 @dataclasses.dataclass
 class StepResult:
     """What one step produced, per game. Round fields are 0 / -1 where no round ended.
@@ -223,9 +229,8 @@ def _deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None)
         rows = g[redo]
         counts = _row_counts(s.pile[rows], size[redo])
         counts[:, WILD_DRAW_FOUR] += 1
-        pile, m = _sorted_cards(counts)
-        s.pile[rows] = _shuffle_rows(
-            pile, m, seeds[redo], rng.FIRST_DRAW4, np.full(redo.size, attempt)
+        s.pile[rows], m = _shuffled_piles(
+            counts, seeds[redo], rng.FIRST_DRAW4, np.full(redo.size, attempt)
         )
         top[redo] = s.pile[rows, m - 1]
         size[redo] = m - 1
@@ -264,7 +269,10 @@ def _deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None)
     s.actor[g] = first
     s.phase[g] = PLAY
     wild = top == WILD
-    if wild.any():
+    if wild.any() and rules.first_wild_color_by == "random":
+        colors = rng.bits(seeds[wild], rng.FIRST_COLOR, 0, 0) % np.uint64(4)
+        s.color[g[wild]] = colors.astype(np.int8)
+    elif wild.any():
         s.phase[g[wild]] = COLOR
         chooser = dealer if rules.first_wild_color_by == "dealer" else first
         s.actor[g[wild]] = chooser[wild]
@@ -273,7 +281,8 @@ def _deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None)
         two = np.flatnonzero(_IS_DRAW_TWO[top])
         if two.size:
             _draw_cards(s, g[two], first[two], np.full(two.size, 2))
-            s.actor[g[two]] = _next(s, g[two], first[two])
+            if rules.first_draw_two_skips:
+                s.actor[g[two]] = _next(s, g[two], first[two])
         skip = rank == SKIP_RANK
         s.actor[g[skip]] = _next(s, g[skip], first[skip])
         rev = rank == REVERSE_RANK
@@ -290,50 +299,45 @@ def _row_counts(pile: np.ndarray, size: np.ndarray) -> np.ndarray:
     return np.bincount(flat, minlength=k * NUM_KINDS).reshape(k, NUM_KINDS)
 
 
-def _sorted_cards(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cards of ``counts`` (k, 54) listed in canonical order, padded: ((k, 108) int8, (k,) sizes)."""
+def _shuffled_piles(
+    counts: np.ndarray, keys: np.ndarray, stream: int, index
+) -> tuple[np.ndarray, np.ndarray]:
+    """Shuffled piles of the cards in ``counts`` ((k, 54) per row): ((k, 108) int8, (k,) int16).
+
+    Each row's cards are listed in canonical (kind) order and shuffled by its game's ``keys``
+    (row ``i`` draws lanes ``0 .. m_i - 1`` of stream ``stream``, index ``index[i]``): lane
+    ``j`` of the shuffled row holds the listed card whose key is the ``j``-th smallest. The
+    padding after a row's ``m_i`` cards holds an arbitrary kind. Only the lanes up to the
+    longest row are keyed and sorted: a row's order depends on its own keys alone.
+    """
     k = counts.shape[0]
     per_row = counts.sum(axis=1)
     listed = np.repeat(np.tile(_KINDS_INT8, k), counts.reshape(-1))  # every row's cards, in turn
-    row = np.repeat(np.arange(k), per_row)
-    lane = np.arange(listed.size) - np.repeat(per_row.cumsum() - per_row, per_row)
-    cards = np.full((k, DECK_SIZE), NUM_KINDS - 1, np.int8)
-    cards[row, lane] = listed
-    return cards, per_row.astype(np.int16)
-
-
-def _shuffle_rows(
-    cards: np.ndarray, m: np.ndarray, keys: np.ndarray, stream: int, index
-) -> np.ndarray:
-    """Shuffle the first ``m`` cards of each row by the game's key; padding stays at the end.
-
-    Only the lanes up to the longest row are keyed and sorted: the order of a row's first
-    ``m`` cards depends on its keys of those lanes alone (padding sorts last, stably).
-    """
-    lanes = int(m.max(initial=0))
+    lanes = int(per_row.max(initial=0))
     sort_keys = rng.sort_keys(keys, stream, np.asarray(index, np.int64), lanes)
-    sort_keys[_LANES[None, :lanes] >= m[:, None]] = rng.PAD_KEY
+    valid = _LANES[None, :lanes] < per_row[:, None]
+    sort_keys[~valid] = rng.PAD_KEY  # padding sorts last, stably
     order = np.argsort(sort_keys, axis=1, kind="stable")
-    out = cards.copy()
-    out[:, :lanes] = np.take_along_axis(cards[:, :lanes], order, axis=1)
-    return out
+    order += (per_row.cumsum() - per_row)[:, None]  # position of each row's cards in ``listed``
+    piles = np.full((k, DECK_SIZE), NUM_KINDS - 1, np.int8)
+    piles[:, :lanes][valid] = listed[order[valid]]
+    return piles, per_row.astype(np.int16)
 
 
 def _reshuffle(s: State, g: np.ndarray) -> None:
     """Refill the empty draw piles of games ``g`` from their discard piles (top card kept)."""
-    counts = s.discard[g].astype(np.int16)
+    counts = np.take(s.discard, g, axis=0).astype(np.int16)
     rows = np.arange(g.size)
     counts[rows, s.top[g]] -= 1
     if s.rules.caught_bluffer == "takes-back" and s.rules.challenge_enabled:
         keep = (s.top[g] == WILD_DRAW_FOUR) & (s.prev_top[g] >= 0)  # a take-back restores it
         counts[rows[keep], s.prev_top[g[keep]]] -= 1
-    cards, m = _sorted_cards(counts)
-    some = m > 0
-    if not some.any():
-        return
-    g, cards, m, counts = g[some], cards[some], m[some], counts[some]
-    s.pile[g] = _shuffle_rows(cards, m, s.key[g], rng.RESHUFFLE, s.reshuffles[g])
-    s.pile_size[g] = m
+    some = counts.any(axis=1)
+    if not some.all():
+        if not some.any():
+            return
+        g, counts = g[some], counts[some]
+    s.pile[g], s.pile_size[g] = _shuffled_piles(counts, s.key[g], rng.RESHUFFLE, s.reshuffles[g])
     s.discard[g] -= counts.astype(np.int8)
     s.reshuffles[g] += 1
 
@@ -402,7 +406,7 @@ def _next(s: State, g: np.ndarray, seats: np.ndarray, steps: int = 1) -> np.ndar
 
 def _matches(s: State, g: np.ndarray) -> np.ndarray:
     """(k, 54) bool: colored kinds matching the current color or the top card's symbol."""
-    return _MATCH_ROWS[s.top[g].astype(np.int64) * 5 + s.color[g] + 1]
+    return np.take(_MATCH_ROWS, s.top[g].astype(np.int64) * 5 + s.color[g] + 1, axis=0)
 
 
 def _draw_four_legal(s: State, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -426,16 +430,16 @@ def _playable(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> 
         if s.rules.challenge_enabled:
             ok[d4] = True
         else:
-            ok[d4] = _draw_four_legal(s, g[d4], _hands_rows(s)[_seat_rows(s, g[d4], seats[d4])])
+            ok[d4] = _draw_four_legal(s, g[d4], _hand_of(s, g[d4], seats[d4]))
     return ok
 
 
-def _last_card_filter(s: State, cards_ok: np.ndarray, sizes: np.ndarray) -> None:
-    """Apply the last-card switch to (k, 54) playable flags in place."""
+def _last_card_filter(s: State, g: np.ndarray, cards_ok: np.ndarray) -> None:
+    """Apply the last-card switch to the (k, 54) playable flags of games ``g`` in place."""
     rule = s.rules.last_card
     if rule == "any":
         return
-    last = sizes == 1
+    last = _flat(s.hand_size)[_seat_rows(s, g, s.actor[g])] == 1
     cards_ok[last, WILD_DRAW_FOUR] = False
     if rule == "no-wild":
         cards_ok[last, WILD] = False
@@ -468,7 +472,7 @@ def _mask_rows(s: State, games: np.ndarray) -> np.ndarray:
     """(k, 77) bool legal masks of ``games``."""
     mask = np.zeros((games.size, NUM_ACTIONS), dtype=bool)
     phase = s.phase[games]
-    hand = _hands_rows(s)[_seat_rows(s, games, s.actor[games])]
+    hand = _hand_of(s, games, s.actor[games])
     # Most games are in the play phase: mask every row as in it, then overwrite the others.
     _play_mask(s, games, hand, mask)
     if not (phase == PLAY).all():
@@ -512,13 +516,13 @@ def _play_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> No
         rows = np.flatnonzero(d4)
         d4[rows] = _draw_four_legal(s, g[rows], hand[rows])
     ok[:, WILD_DRAW_FOUR] = d4
-    _last_card_filter(s, ok, _flat(s.hand_size)[_seat_rows(s, g, s.actor[g])])
+    _last_card_filter(s, g, ok)
     _cards_to_actions(ok, out)
-    out[:, DRAW] = True
+    out[:, DRAW] = True if s.rules.voluntary_draw else ~ok.any(axis=1)
 
 
 def _drawn_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
-    out[:] = _KIND_ACTIONS[s.drawn[g]]
+    np.take(_KIND_ACTIONS, s.drawn[g], axis=0, out=out)
     out[:, PASS] = s.rules.drawn_card != "must-play"
 
 
@@ -542,7 +546,7 @@ def _respond_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) ->
     if rules.wild_cancels_draw:
         allowed[:, WILD] = True
     ok = allowed & (hand > 0) & ~final[:, None]
-    _last_card_filter(s, ok, _flat(s.hand_size)[_seat_rows(s, g, s.actor[g])])
+    _last_card_filter(s, g, ok)
     _cards_to_actions(ok, out)
 
 
@@ -655,6 +659,7 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     _CAT_TARGET,
 ) = range(9)
 _NUM_CATEGORIES = 9
+_NO_ROWS = np.zeros(0, np.int64)
 _ACTION_CATEGORY = np.full(NUM_ACTIONS, _CAT_PLAY, np.int8)
 _ACTION_CATEGORY[DRAW] = _CAT_DRAW
 _ACTION_CATEGORY[ACCEPT] = _CAT_ACCEPT
@@ -669,6 +674,10 @@ _PASS_CATEGORY[JUMP] = _CAT_NO_JUMP
 
 def _group(keys: np.ndarray, count: int) -> list[np.ndarray]:
     """Indices of ``keys`` (small non-negative ints) grouped by value: one stable sort, not ``count`` scans."""
+    if keys.size and (keys == keys[0]).all():  # the common case: one group, no sort
+        groups = [_NO_ROWS] * count
+        groups[int(keys[0])] = np.arange(keys.size)
+        return groups
     order = np.argsort(keys, kind="stable")
     bounds = np.bincount(keys, minlength=count).cumsum().tolist()
     return [order[start:stop] for start, stop in zip([0, *bounds[:-1]], bounds)]
@@ -727,6 +736,9 @@ def _start_turn(s: State, g: np.ndarray, seats: np.ndarray) -> None:
 def _draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     rules = s.rules
     card = _draw_one(s, g, seats)
+    if rules.drawn_card == "auto-play":
+        _auto_play(s, g, seats, card)
+        return
     if rules.draw_until_playable:
         again = np.flatnonzero(card >= 0)
         again = again[~_playable(s, g[again], seats[again], card[again])]
@@ -747,6 +759,36 @@ def _draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     _start_turn(s, g[rest], _next(s, g[rest], seats[rest]))
 
 
+def _auto_play(s: State, g: np.ndarray, seats: np.ndarray, card: np.ndarray) -> None:
+    """``drawn_card='auto-play'`` (RLCard): the drawn ``card`` ((k,) kinds, -1: none) is played
+    at once if it is a Wild, a +4 or of the current color; otherwise the turn passes."""
+    kinds = card.astype(np.int64)
+    auto = (kinds >= 52) | ((kinds >= 0) & (KIND_COLOR[np.maximum(kinds, 0)] == s.color[g]))
+    keep = ~auto
+    _start_turn(s, g[keep], _next(s, g[keep], seats[keep]))
+    g, seats, kinds = g[auto], seats[auto], kinds[auto]
+    if not g.size:
+        return
+    d4 = kinds == WILD_DRAW_FOUR  # played as a plain Wild: nobody draws or challenges
+    gd = g[d4]
+    s.prev_color[gd] = s.color[gd]  # what observations show while a +4 is on top
+    s.draw4_player[gd] = seats[d4]
+    s.prev_top[gd] = -1  # no take-back can restore the card under it
+    s.draw4_bluff[gd] = False
+    rows = _seat_rows(s, g, seats)
+    _flat(s.hands)[rows * NUM_KINDS + kinds] -= 1
+    _flat(s.hand_size)[rows] -= 1
+    _flat(s.discard)[g * NUM_KINDS + kinds] += 1
+    s.top[g] = kinds
+    random_color = (rng.bits(s.key[g], rng.DRAWN_COLOR, s.turn[g], 0) % np.uint64(4)).astype(
+        np.int8
+    )
+    s.color[g] = np.where(kinds >= 52, random_color, KIND_COLOR[kinds])
+    _start_turn(s, gd, _next(s, gd, seats[d4]))
+    rest = ~d4
+    _finish_play(s, g[rest], seats[rest], kinds[rest])
+
+
 def _play(
     s: State,
     g: np.ndarray,
@@ -762,7 +804,7 @@ def _play(
         gd, sd = g[d4], seats[d4]
         bluff = np.zeros(d4.size, bool)
         if rules.challenge_enabled:
-            bluff = ~_draw_four_legal(s, gd, _hands_rows(s)[_seat_rows(s, gd, sd)])
+            bluff = ~_draw_four_legal(s, gd, _hand_of(s, gd, sd))
         s.draw4_bluff[gd] = bluff
         s.draw4_player[gd] = sd
         s.prev_top[gd] = s.top[gd]
@@ -792,7 +834,7 @@ def _play(
     empty = sizes == 0
     if empty.any():
         _play_last_card(s, g[empty], seats[empty], kinds[empty])
-    rest = ~empty
+    rest = ~empty if rules.multi_play or empty.any() else None  # None: all games go on
     if rules.multi_play:
         rank = KIND_RANK[kinds]
         multi = (
@@ -807,7 +849,9 @@ def _play(
             s.phase[g[rows]] = MULTI
             s.multi_rank[g[rows]] = rank[rows]
             rest[rows] = False
-    if rest.any():
+    if rest is None:
+        _finish_play(s, g, seats, kinds)
+    elif rest.any():
         _finish_play(s, g[rest], seats[rest], kinds[rest])
 
 
@@ -852,11 +896,15 @@ def _finish_play(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) 
     next_actor = _next(s, g, seats)
     next_phase = np.full(g.size, PLAY, np.int8)
     skip = rank == SKIP_RANK
-    next_actor[skip] = _next(s, g[skip], seats[skip], 2)
+    if skip.any():
+        next_actor[skip] = _next(s, g[skip], seats[skip], 2)
     rev = rank == REVERSE_RANK
     if rev.any():
         s.direction[g[rev]] *= -1
-        next_actor[rev] = seats[rev] if p == 2 else _next(s, g[rev], seats[rev])
+        if p == 2 and rules.two_player_reverse_skips:
+            next_actor[rev] = seats[rev]
+        else:
+            next_actor[rev] = _next(s, g[rev], seats[rev])
     draw = np.flatnonzero((rank == DRAW_TWO_RANK) | (kinds == WILD_DRAW_FOUR))
     if draw.size:
         gd, is_d4 = g[draw], kinds[draw] == WILD_DRAW_FOUR
@@ -964,19 +1012,22 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     rules, p = s.rules, s.rules.players
     stepped = slice(None) if games is None else games
     k = s.num_games if games is None else games.size
-    s.turn[stepped] += 1
-    timeout = (s.phase[stepped] != OVER) & (s.turn[stepped] >= rules.max_turns)
+    turn = s.turn[stepped] + 1
+    s.turn[stepped] = turn
+    over = s.phase[stepped] == OVER
+    timeout = turn >= rules.max_turns
     if timeout.any():
+        timeout &= ~over
         late = np.flatnonzero(timeout) if games is None else games[timeout]
         s.truncated[late] = True
         s.phase[late] = OVER
-    over = s.phase[stepped] == OVER
+        over |= timeout
     counts = np.zeros((2, k), np.int32)  # one allocation per dtype: this runs every step
     stats = np.zeros((len(STAT_NAMES), k, p), np.int16)
     result = StepResult(
         rewards=np.zeros((k, p), np.float32),
         round_over=over,
-        truncated=s.truncated[stepped] & over,
+        truncated=s.truncated[stepped] & over if timeout.any() else np.zeros(k, bool),
         match_over=np.zeros(k, bool),
         winner=np.full(k, -1, np.int8),
         points=counts[0],
@@ -1035,6 +1086,23 @@ def match_winner(state: State) -> np.ndarray:
     return np.where(decided, best, -1).astype(np.int8)
 
 
+def _true_positions(flat: np.ndarray) -> np.ndarray:
+    """(m,) int64 positions of the True entries of a 1-d bool array, ascending.
+
+    Same as ``np.flatnonzero`` but faster on the sparse legal masks: it scans the array as
+    8-byte words first and looks inside the nonzero words only.
+    """
+    if flat.size < 4096:
+        return np.flatnonzero(flat)
+    head = flat.size - flat.size % 8
+    words = np.flatnonzero(flat[:head].view(np.uint64) != 0)
+    inside = np.flatnonzero(np.take(flat[:head].reshape(-1, 8), words, axis=0))
+    found = words[inside >> 3] * 8 + (inside & 7)
+    if head == flat.size:
+        return found
+    return np.concatenate([found, head + np.flatnonzero(flat[head:])])
+
+
 def sample_legal_actions(mask: np.ndarray, generator: np.random.Generator) -> np.ndarray:
     """(N,) int64: a uniformly random legal action per game (each game needs one).
 
@@ -1044,7 +1112,7 @@ def sample_legal_actions(mask: np.ndarray, generator: np.random.Generator) -> np
     """
     n, width = mask.shape
     # Index into the row-major list of all legal (game, action) pairs: no per-row cumsum.
-    legal = np.flatnonzero(mask)
+    legal = _true_positions(np.ascontiguousarray(mask, dtype=bool).reshape(-1))
     counts = np.bincount(legal // width, minlength=n)
     if not counts.all():
         raise ValueError(

@@ -52,15 +52,23 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     def relative(seat: np.ndarray) -> np.ndarray:
         return (seat.astype(np.int64) - seats) % p
 
-    out[:, SLICES["hand"]] = s.hands.reshape(n * p, -1)[rows * p + seats]
+    # One observing seat for the whole batch (a fixed learner seat) needs no gathers.
+    one_seat = int(seats[0]) if n and (seats == seats[0]).all() else None
+    if one_seat is None:
+        out[:, SLICES["hand"]] = np.take(s.hands.reshape(n * p, -1), rows * p + seats, axis=0)
+        order = (seats[:, None] + np.arange(p)[None, :]) % p  # absolute seat of relative slots
+        hand_sizes = s.hand_size[rows[:, None], order]
+    else:
+        out[:, SLICES["hand"]] = s.hands[:, one_seat]
+        order = (one_seat + np.arange(p)) % p
+        hand_sizes = s.hand_size[:, order]
     one_hot("top_card", s.top)
     one_hot("color", s.color, s.color >= 0)
     out[:, _START["direction"]] = s.direction
     one_hot("phase", s.phase)
     one_hot("actor", relative(s.actor), s.phase != OVER)
     out[:, _START["pending_draw"]] = s.pending
-    order = (seats[:, None] + np.arange(p)[None, :]) % p  # absolute seat of each relative slot
-    out[:, _START["hand_sizes"] : _START["hand_sizes"] + p] = s.hand_size[rows[:, None], order]
+    out[:, _START["hand_sizes"] : _START["hand_sizes"] + p] = hand_sizes
     out[:, _START["players"] + p - 2] = 1.0
     out[:, SLICES["discard"]] = s.discard
     out[:, _START["draw_pile_size"]] = s.pile_size
@@ -74,8 +82,11 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
         out[mine, SLICES["revealed_hand"]] = s.revealed[mine]
         one_hot("revealed_seat", relative(s.reveal_target), mine)
     out.reshape(-1)[np.concatenate(hot)] = 1.0
-    out[:, _START["scores"] : _START["scores"] + p] = (
-        s.scores[rows[:, None], order] / s.rules.match_target
-    )
+    scored = np.flatnonzero(s.scores.any(axis=1))  # scores are mostly all 0 outside matches
+    if scored.size:
+        columns = order[scored] if one_seat is None else order[None, :]
+        out[scored, _START["scores"] : _START["scores"] + p] = (
+            s.scores[scored[:, None], columns] / s.rules.match_target
+        )
     out[:, _START["progress"]] = s.turn / s.rules.max_turns
     return out

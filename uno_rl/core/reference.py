@@ -21,6 +21,11 @@ Order of events, decided once here:
   be challenged first; a caught bluffer then plays on).
 * The jump-in window opens when a colored card's effects are over, before the next
   player acts; candidates are asked one at a time in the direction of play.
+* ``drawn_card='auto-play'`` (RLCard): the drawn card is played within the draw decision,
+  without a UNO check (the hand is as large as before the draw); a Wild or +4 so played
+  names color ``bits(key, DRAWN_COLOR, decision number, 0) % 4``; the +4 makes nobody draw,
+  opens no challenge and, while on top, shows the color before it and who played it.
+  A ``random`` first-card Wild color is ``bits(key, FIRST_COLOR, 0, 0) % 4``.
 """
 
 from __future__ import annotations
@@ -144,12 +149,15 @@ class ReferenceGame:
         first = (dealer + 1) % p
         self.actor, self.phase = first, PLAY
         effects = self.rules.first_card_effects
-        if top == WILD:
+        if top == WILD and self.rules.first_wild_color_by == "random":
+            self.color = int(rng.bits(seed, rng.FIRST_COLOR, 0, 0) % np.uint64(4))
+        elif top == WILD:
             self.phase = COLOR
             self.actor = dealer if self.rules.first_wild_color_by == "dealer" else first
         elif effects and is_draw_two(top):
             self._draw(first, 2)
-            self.actor = self._next(first)
+            if self.rules.first_draw_two_skips:
+                self.actor = self._next(first)
         elif effects and KIND_RANK[top] == SKIP_RANK:
             self.actor = self._next(first)
         elif effects and KIND_RANK[top] == REVERSE_RANK:
@@ -246,7 +254,8 @@ class ReferenceGame:
             for k in range(NUM_KINDS):
                 if hand[k] and self._playable(seat, k) and self._last_card_allows(seat, k):
                     legal += self._actions_for(k)
-            legal.append(DRAW)
+            if self.rules.voluntary_draw or not legal:
+                legal.append(DRAW)
         elif self.phase == DRAWN:
             legal += self._actions_for(self.drawn)
             if self.rules.drawn_card != "must-play":
@@ -341,12 +350,35 @@ class ReferenceGame:
 
     def _draw_action(self, seat: int) -> None:
         card = self._draw_one(seat)
+        if self.rules.drawn_card == "auto-play":
+            self._auto_play(seat, card)
+            return
         while card >= 0 and self.rules.draw_until_playable and not self._playable(seat, card):
             card = self._draw_one(seat)
         if card >= 0 and self.rules.drawn_card != "may-not-play" and self._playable(seat, card):
             self.actor, self.phase, self.drawn = seat, DRAWN, card
         else:
             self._start_turn(self._next(seat))
+
+    def _auto_play(self, seat: int, card: int) -> None:
+        """RLCard's drawn card: a Wild, +4 or card of the current color is played at once."""
+        if card < 0 or (card < 52 and KIND_COLOR[card] != self.color):
+            self._start_turn(self._next(seat))
+            return
+        if card == WILD_DRAW_FOUR:  # shown while it is on top; nothing can be taken back
+            self.prev_top, self.prev_color = -1, self.color
+            self.draw4_player, self.draw4_bluff = seat, False
+        self.hands[seat][card] -= 1
+        self.discard[card] += 1
+        self.top = card
+        if card >= 52:
+            self.color = int(rng.bits(self.key, rng.DRAWN_COLOR, self.turn, 0) % np.uint64(4))
+        else:
+            self.color = int(KIND_COLOR[card])
+        if card == WILD_DRAW_FOUR:  # played as a plain Wild: nobody draws
+            self._start_turn(self._next(seat))
+        else:
+            self._finish_play(seat, card)
 
     def _play(self, seat: int, kind: int, color: int, phase: int) -> None:
         if kind == WILD_DRAW_FOUR:
@@ -410,7 +442,8 @@ class ReferenceGame:
             self._end_turn(seat, self._next(seat, 2), PLAY)
         elif rank == REVERSE_RANK:
             self.direction = -self.direction
-            self._end_turn(seat, seat if self.num_players == 2 else self._next(seat), PLAY)
+            skips = self.num_players == 2 and rules.two_player_reverse_skips
+            self._end_turn(seat, seat if skips else self._next(seat), PLAY)
         elif kind == WILD_DRAW_FOUR or rank == DRAW_TWO_RANK:
             self.pending += 4 if kind == WILD_DRAW_FOUR else 2
             victim = self._next(seat)

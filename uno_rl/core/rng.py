@@ -19,6 +19,8 @@ FIRST_DRAW4    redraw attempt                  position in the sorted pile
 RESHUFFLE      reshuffles so far this round    position in the sorted cards
 FORGET_UNO     decision number in the round    0: forgets, 1: is caught
 NEXT_ROUND     0                               0 (seed of a match's next round)
+FIRST_COLOR    0                               0 (random color of a first-card Wild)
+DRAWN_COLOR    decision number in the round    0 (color of an auto-played drawn Wild)
 =============  ==============================  =============================
 """
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-DEAL, DEALER, FIRST_DRAW4, RESHUFFLE, FORGET_UNO, NEXT_ROUND = 1, 2, 3, 4, 5, 6
+DEAL, DEALER, FIRST_DRAW4, RESHUFFLE, FORGET_UNO, NEXT_ROUND, FIRST_COLOR, DRAWN_COLOR = range(1, 9)
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -37,10 +39,32 @@ PAD_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer on uint64 arrays (wrapping arithmetic)."""
-    x = (x ^ (x >> _S30)) * _M1
-    x = (x ^ (x >> _S27)) * _M2
-    return x ^ (x >> _S31)
+    """splitmix64 finalizer on a fresh uint64 array (modified in place; wrapping arithmetic)."""
+    x ^= x >> _S30
+    x *= _M1
+    x ^= x >> _S27
+    x *= _M2
+    x ^= x >> _S31
+    return x
+
+
+def _offsets(values) -> np.ndarray:
+    """``values * GAMMA`` as uint64 (wrapping): the increment of one mixing round."""
+    # At least 1-d: NumPy checks scalar arithmetic for overflow, arrays wrap silently.
+    return np.atleast_1d(np.asarray(values).astype(np.uint64)) * _GAMMA
+
+
+#: (lane + 1) * GAMMA for every lane of a deck: the last mixing round of :func:`sort_keys`.
+_LANE_OFFSETS = _offsets(np.arange(1, 129))
+#: stream * GAMMA of each stream (Python ints: no scalar overflow warnings)
+_STREAM_OFFSETS = [np.uint64((s * 0x9E3779B97F4A7C15) % 2**64) for s in range(DRAWN_COLOR + 1)]
+
+
+def _bits(key: np.ndarray, stream: int, index, lane_offsets) -> np.ndarray:
+    """:func:`bits` on an array ``key`` with the lane round's increments given (at least 1-d)."""
+    x = _mix(np.add(key, _STREAM_OFFSETS[stream], dtype=np.uint64))
+    x = _mix(np.add(x, _offsets(index), dtype=np.uint64))
+    return _mix(np.add(x, lane_offsets, dtype=np.uint64))
 
 
 def bits(key, stream: int, index, lane) -> np.ndarray:
@@ -48,11 +72,10 @@ def bits(key, stream: int, index, lane) -> np.ndarray:
 
     All arguments are integers or integer arrays (any dtype); the result is uint64.
     """
-    with np.errstate(over="ignore"):
-        k = np.asarray(key, dtype=np.uint64)
-        x = _mix(k + np.uint64(stream) * _GAMMA)
-        x = _mix(x + np.asarray(index).astype(np.uint64) * _GAMMA)
-        return _mix(x + (np.asarray(lane).astype(np.uint64) + _ONE) * _GAMMA)
+    k = np.atleast_1d(np.asarray(key, dtype=np.uint64))
+    out = _bits(k, stream, index, _offsets(np.asarray(lane).astype(np.uint64) + _ONE))
+    shape = np.broadcast_shapes(np.shape(key), np.shape(index), np.shape(lane))
+    return out.reshape(shape) if shape else out[0]
 
 
 def uniform(key, stream: int, index, lane) -> np.ndarray:
@@ -64,7 +87,12 @@ def sort_keys(key, stream: int, index, lanes: int) -> np.ndarray:
     """Shuffle keys ``(..., lanes)`` uint64 below :data:`PAD_KEY`; a stable argsort shuffles."""
     k = np.asarray(key, dtype=np.uint64)[..., None]
     i = np.asarray(index)[..., None]
-    return bits(k, stream, i, np.arange(lanes)) >> _ONE
+    offsets = (
+        _LANE_OFFSETS[:lanes] if lanes <= _LANE_OFFSETS.size else _offsets(np.arange(1, lanes + 1))
+    )
+    x = _bits(np.atleast_1d(k), stream, i, offsets)
+    x >>= _ONE
+    return x.reshape(np.broadcast_shapes(k.shape, i.shape, (lanes,)))
 
 
 def new_seeds(rng: np.random.Generator, n: int) -> np.ndarray:

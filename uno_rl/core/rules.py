@@ -30,13 +30,13 @@ class RulesError(ValueError):
 
 #: Allowed values of every string-valued switch (default first).
 CHOICES: dict[str, tuple[str, ...]] = {
-    "drawn_card": ("may-play", "must-play", "may-not-play"),
+    "drawn_card": ("may-play", "must-play", "may-not-play", "auto-play"),
     "draw_four_legal": ("no-current-color", "no-playable-card"),
     "bluffing": ("allowed", "forbidden"),
     "caught_bluffer": ("draws-4", "takes-back"),
     "stacking": ("none", "same", "any"),
     "last_card": ("any", "no-draw-four", "no-wild"),
-    "first_wild_color_by": ("first-player", "dealer"),
+    "first_wild_color_by": ("first-player", "dealer", "random"),
     "scoring": ("winner-takes", "losers-add", "rounds"),
     "dealer": ("random", "rotate"),
     "reward": ("win-loss", "points"),
@@ -62,7 +62,12 @@ class Rules:
         players: seats at the table, 2 to 10.
         hand_size: cards dealt to each player, 1 to 20.
         drawn_card: after drawing a playable card: ``may-play`` (play it at once or keep it),
-            ``must-play``, or ``may-not-play`` (the turn always ends).
+            ``must-play``, ``may-not-play`` (the turn always ends), or ``auto-play`` (RLCard:
+            no decision; a drawn card of the current color is played at once with its
+            effect, a drawn Wild or +4 is played at once naming a random color, and a +4
+            played so makes nobody draw; any other drawn card is kept and the turn passes).
+        voluntary_draw: a player may draw even holding a playable card; off: drawing is
+            legal only when no card can be played (RLCard).
         draw_until_playable: keep drawing until a playable card comes (or both piles are empty).
         draw_four_legal: a +4 is legal with ``no-current-color`` in hand, or only with
             ``no-playable-card`` at all.
@@ -82,7 +87,12 @@ class Rules:
             play it out of turn; play continues from them.
         last_card: the last card may be ``any``, ``no-draw-four``, or ``no-wild`` (no Wild, no +4).
         first_card_effects: the first turned card's effect applies.
-        first_wild_color_by: who names the color of a first-card Wild.
+        first_draw_two_skips: a first-card +2 makes the first player draw 2 and lose the
+            turn; off: they draw 2 and then play (RLCard).
+        two_player_reverse_skips: with two players a Reverse acts as a Skip (the player
+            plays again); off: it only reverses, so the other player plays next (RLCard).
+        first_wild_color_by: who names the color of a first-card Wild: the ``first-player``,
+            the ``dealer``, or nobody: a ``random`` color (RLCard).
         uno_forget_prob: probability that a player reaching one card forgets to call UNO.
         uno_catch_prob: probability that a forgetful player is caught.
         uno_penalty: cards drawn when caught.
@@ -100,6 +110,7 @@ class Rules:
     players: int = 2
     hand_size: int = 7
     drawn_card: str = "may-play"
+    voluntary_draw: bool = True
     draw_until_playable: bool = False
     draw_four_legal: str = "no-current-color"
     bluffing: str = "allowed"
@@ -111,6 +122,8 @@ class Rules:
     jump_in: bool = False
     last_card: str = "any"
     first_card_effects: bool = True
+    first_draw_two_skips: bool = True
+    two_player_reverse_skips: bool = True
     first_wild_color_by: str = "first-player"
     uno_forget_prob: float = 0.0
     uno_catch_prob: float = 1.0
@@ -131,10 +144,10 @@ class Rules:
                 f"{self.players * self.hand_size} cards; at most {DECK_SIZE - 9} may be dealt "
                 "(the deck has 108 cards and the piles need some)"
             )
-        if self.draw_until_playable and self.drawn_card == "may-not-play":
+        if self.draw_until_playable and self.drawn_card in ("may-not-play", "auto-play"):
             raise RulesError(
-                "draw_until_playable=true contradicts drawn_card='may-not-play': "
-                "drawing until playable only makes sense if the card may be played"
+                f"draw_until_playable=true contradicts drawn_card='{self.drawn_card}': "
+                "drawing until playable needs a drawn card that the player may choose to play"
             )
         if self.scoring == "rounds" and self.match_target > 100:
             raise RulesError(

@@ -49,7 +49,8 @@ class ScalarGame(ReferenceGame):
             legal += _WILD_ACTIONS
         if draw_four and (self.rules.challenge_enabled or self.draw_four_legal(seat)):
             legal += _DRAW_FOUR_ACTIONS
-        legal.append(DRAW)
+        if self.rules.voluntary_draw or not legal:
+            legal.append(DRAW)
         return legal
 
     def observe(self, seat: int) -> np.ndarray:

@@ -165,12 +165,23 @@ repository's `envs/` folder.
 | `no-bluff`   | official rules, but an illegal +4 cannot be played at all |
 | `party`      | stacking of any draw card, seven-zero and jump-in |
 | `seven-zero` | official rules plus seven-zero (a 7 swaps hands, a 0 rotates all hands) |
+| `rlcard`     | RLCard 1.2.0's UNO, to compare with numbers published on RLCard (see below) |
+
+The `rlcard` preset makes each of RLCard's departures from the official rules a switch:
+drawing only when stuck (`voluntary_draw=false`), a drawn Wild, +4 or card of the current
+color played at once without a decision (`drawn_card="auto-play"`; a +4 so played makes
+nobody draw, as in RLCard), a +4 only when nothing else plays and no challenge
+(`draw_four_legal="no-playable-card"`, `bluffing="forbidden"`), a two-player Reverse that
+does not skip, a first-card +2 that does not skip, a random first Wild color, no UNO call,
+win/loss rewards. It does not copy RLCard's bugs (a reshuffle that puts the top card back
+into the deck).
 
 | switch | values (default first) | meaning |
 |---|---|---|
 | `players` | 2 ... 10 | seats |
 | `hand_size` | 7, 1 ... 20 | cards dealt to each player |
-| `drawn_card` | `may-play`, `must-play`, `may-not-play` | after drawing a playable card |
+| `drawn_card` | `may-play`, `must-play`, `may-not-play`, `auto-play` | after drawing a playable card (`auto-play`: RLCard's, no decision) |
+| `voluntary_draw` | true, false | drawing is legal even with a playable card (false: only when stuck) |
 | `draw_until_playable` | false, true | keep drawing until a playable card comes |
 | `draw_four_legal` | `no-current-color`, `no-playable-card` | when a +4 is legal |
 | `bluffing` | `allowed`, `forbidden` | an illegal +4 is a (challengeable) bluff, or masked |
@@ -182,7 +193,9 @@ repository's `envs/` folder.
 | `jump_in` | false, true | the identical colored card may be played out of turn |
 | `last_card` | `any`, `no-draw-four`, `no-wild` | what may not be the last card |
 | `first_card_effects` | true, false | the first turned card's effect applies |
-| `first_wild_color_by` | `first-player`, `dealer` | who names a first-card Wild's color |
+| `first_draw_two_skips` | true, false | a first-card +2 also skips the first player |
+| `two_player_reverse_skips` | true, false | with two players a Reverse acts as a Skip |
+| `first_wild_color_by` | `first-player`, `dealer`, `random` | who names a first-card Wild's color (`random`: nobody) |
 | `uno_forget_prob`, `uno_catch_prob`, `uno_penalty` | 0, 1, 2 | forgetting to call UNO, being caught, cards drawn |
 | `scoring` | `winner-takes`, `losers-add`, `rounds` | the three scoring schools |
 | `match`, `match_target` | false, 500 | play matches to a target (points, or rounds won) |

@@ -8,12 +8,19 @@ agent (a loop over agents, never over games). Under ``match=true`` a job is a wh
 
 :func:`play_jobs` returns one :class:`Outcomes` row per job, in job order. Everything is a
 function of the deal seeds and the generator: the same inputs give the same outcomes.
+
+Replays: pass a ``recorder`` (:class:`Recorder`, such as
+:class:`uno_rl.eval.replays.SampledRecorder`) to see every decision of every game; without one
+(the default) nothing is recorded and the loop pays one ``if`` per step. An agent's illegal
+action raises :class:`IllegalActionError`; with a recorder, its ``replay`` holds the game up
+to that action.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -26,9 +33,37 @@ from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import STAT_NAMES, State
 
-__all__ = ["Outcomes", "play_jobs", "rotations"]
+__all__ = ["IllegalActionError", "Outcomes", "Recorder", "play_jobs", "rotations"]
 
 _POINTS = KIND_POINTS.astype(np.int32)
+
+
+class IllegalActionError(ValueError):
+    """An agent chose an illegal action. ``replay``: the game up to it, when recorded."""
+
+    #: the row of the batch of live games it happened in
+    row: int = -1
+    #: the replay of that game up to the illegal action (a recorder was given), else None
+    replay: Any = None
+    #: where the evaluator saved that replay (``--save-replays``), else None
+    replay_path: Any = None
+
+
+class Recorder(Protocol):
+    """What :func:`play_jobs` tells a recorder (k: games concerned, J: jobs, P: seats)."""
+
+    def start(self, slots: int, job_seeds: np.ndarray, positions: np.ndarray) -> None:
+        """Before play: ``slots`` games in lockstep; (J,) uint64 deal seed and (J, P) line-up
+        position per seat of every job."""
+
+    def record(self, games: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
+        """Every step, before it is applied: (k,) slots, acting seats, their (legal) actions."""
+
+    def finished(self, jobs: np.ndarray, games: np.ndarray, state: State) -> None:
+        """(k,) jobs just finished in slots ``games`` of ``state`` (before the slots are reused)."""
+
+    def violation(self, job: int, game: int, seat: int, action: int, message: str) -> Any:
+        """The replay of job ``job`` (slot ``game``) up to the illegal ``action`` of ``seat``."""
 
 
 def rotations(players: int) -> np.ndarray:
@@ -90,6 +125,7 @@ def play_jobs(
     slots: int = 4096,
     on_finished: Callable[[int], None] | None = None,
     observer: Callable[[State, np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+    recorder: Recorder | None = None,
 ) -> Outcomes:
     """Play every deal with every seating of ``lineup``.
 
@@ -106,12 +142,15 @@ def play_jobs(
         observer: called before every step with the state, the (k,) live game slots, their
             (k, A) legal masks and (k, P) line-up position per seat (measurements that need
             the hidden state).
+        recorder: told every decision and every finished job (:class:`Recorder`), to keep
+            replays; None records nothing.
 
     Returns:
         :class:`Outcomes` of the ``D * R`` jobs, job ``d * R + r`` = deal ``d``, seating ``r``.
 
     Raises:
-        ValueError: an agent returned a bad or illegal action (the message names the agent).
+        IllegalActionError: an agent chose an illegal action (the message names the agent).
+        ValueError: an agent returned a malformed batch of actions.
     """
     p = rules.players
     if len(lineup) != p:
@@ -140,6 +179,8 @@ def play_jobs(
     slot_job = np.arange(n)
     state = engine.reset(rules, job_seed[:n])
     position = out.position[slot_job].astype(np.int64)  # (n, P) line-up position per seat
+    if recorder is not None:
+        recorder.start(n, job_seed, out.position)
     active = np.ones(n, bool)
     next_job = n
     rows_all = np.arange(n)
@@ -167,7 +208,18 @@ def play_jobs(
             for rows, memory in zip(groups, mems):
                 if rows.size:
                     actions[rows] = _act(agent, observations, masks, rows, rng, memory, live)
-        _check_legal(agents, acting_position, masks, actions, live, state)
+        try:
+            _check_legal(agents, acting_position, masks, actions, live, state)
+        except IllegalActionError as error:
+            if recorder is not None:
+                game = int(live[error.row])
+                error.replay = recorder.violation(
+                    int(slot_job[game]), game, int(actor[error.row]), int(actions[error.row]),
+                    str(error),
+                )  # fmt: skip
+            raise
+        if recorder is not None:
+            recorder.record(live, actor, actions)
         if observer is not None:
             observer(state, live, masks, position[live])
         result = engine.step(state, actions, games=None if full else live, validate=False)
@@ -177,6 +229,8 @@ def play_jobs(
             continue
         games = live[done]
         _record(out, slot_job[games], state, games, result, done, rules)
+        if recorder is not None:
+            recorder.finished(slot_job[games], games, state)
         if on_finished is not None:
             on_finished(int(done.size))
         refill = games[: max(0, num_jobs - next_job)]
@@ -218,10 +272,12 @@ def _check_legal(agents, acting_position, masks, actions, live, state) -> None:
     agent = agents[int(acting_position[i])]
     what = action_name(a) if 0 <= a < masks.shape[1] else "out of range"
     legal = ", ".join(f"{j} ({action_name(j)})" for j in np.flatnonzero(masks[i]))
-    raise ValueError(
+    error = IllegalActionError(
         f"agent {agent.label!r} chose illegal action {a} ({what}) in game slot {game}, phase "
         f"'{PHASE_NAMES[state.phase[game]]}'; legal actions: {legal}"
     )
+    error.row = i  # the row of ``live`` it happened in
+    raise error
 
 
 def _record(out, jobs, state, games, result, rows, rules) -> None:

@@ -15,8 +15,17 @@ from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules, load_rules
 
 from .backends import make_executor
+from .play import IllegalActionError
+from .replays import ReplayRequest, merge_sample, sampled_task, save_violation, write_sample
 from .summary import agent_table, pair_table, rating_table, seat_table
-from .tournament import Matchup, concat_outcomes, make_matchups, plan_chunks, play_chunks
+from .tournament import (
+    Matchup,
+    concat_outcomes,
+    make_matchups,
+    plan_chunks,
+    play_chunk,
+    play_chunks,
+)
 
 __all__ = [
     "Evaluation",
@@ -114,6 +123,7 @@ def evaluate(
     slots: int = 4096,
     backend: str = "local",
     address: str | None = None,
+    replays: ReplayRequest | None = None,
 ) -> Evaluation:
     """Play ``agents`` against each other under one rule variant and summarise.
 
@@ -132,6 +142,8 @@ def evaluate(
         slots: games in lockstep per process.
         backend: ``local`` (worker processes) or ``ray`` (Ray tasks; :mod:`.backends`), with
             the cluster ``address`` (None: a local Ray instance of ``workers`` CPUs).
+        replays: save a sample of the games as JSON replays (:mod:`.replays`); None: record
+            nothing.
     """
     rules, label = resolve_variant(preset, players, switches or {})
     matchups = resolve_matchups(agents, rules, mode)
@@ -142,7 +154,7 @@ def evaluate(
     try:
         return evaluate_variant(
             rules, label, matchups, rounds, seed, workers, confidence, rating_rounds, progress,
-            slots, pool=pool,
+            slots, pool=pool, replays=replays,
         )  # fmt: skip
     finally:
         if pool is not None:
@@ -190,9 +202,12 @@ def evaluate_variant(
     slots: int = 4096,
     description: str | None = None,
     pool=None,
+    replays: ReplayRequest | None = None,
 ) -> Evaluation:
     """Play and summarise one variant (rules already built); ``pool``: a
-    :func:`~uno_rl.eval.tournament.worker_pool` to reuse across calls."""
+    :func:`~uno_rl.eval.tournament.worker_pool` to reuse across calls; ``replays``: save a
+    sample of the games (:mod:`.replays`); an illegal action's replay is saved before its
+    :class:`~uno_rl.eval.play.IllegalActionError` propagates (``error.replay_path``)."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     chunks = plan_chunks(rules, matchups, rounds, seed, slots)
@@ -206,7 +221,15 @@ def evaluate_variant(
         desc=description or f"{label} {rules.players}p",
         leave=False,
     ) as bar:
-        parts = play_chunks(chunks, workers, lambda _i, k: bar.update(k), pool)
+        task = play_chunk if replays is None else sampled_task(replays.sample, chunks, seed)
+        try:
+            parts = play_chunks(chunks, workers, lambda _i, k: bar.update(k), pool, task)
+        except IllegalActionError as error:
+            if replays is not None:
+                error.replay_path = save_violation(replays, label, matchups, error)
+            raise
+    if replays is not None:
+        write_sample(replays, label, matchups, merge_sample(replays.sample, chunks, parts))
     outcomes = []
     for m in range(len(matchups)):
         outcomes.append(concat_outcomes([o for c, o in zip(chunks, parts) if c.matchup_index == m]))

@@ -28,7 +28,7 @@ from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules
 from uno_rl.processes import process_context
 
-from .play import Outcomes, play_jobs
+from .play import Outcomes, Recorder, play_jobs
 
 __all__ = [
     "CHUNK_DEALS",
@@ -162,8 +162,12 @@ def plan_chunks(
     return chunks
 
 
-def play_chunk(chunk: Chunk, on_finished: Callable[[int], None] | None = None) -> Outcomes:
-    """Play one chunk (in this process)."""
+def play_chunk(
+    chunk: Chunk,
+    on_finished: Callable[[int], None] | None = None,
+    recorder: Recorder | None = None,
+) -> Outcomes:
+    """Play one chunk (in this process); ``recorder``: see :func:`play_jobs`."""
     agents = {spec: make_agent(spec, chunk.rules) for spec in dict.fromkeys(chunk.lineup)}
     return play_jobs(
         chunk.rules,
@@ -172,6 +176,7 @@ def play_chunk(chunk: Chunk, on_finished: Callable[[int], None] | None = None) -
         chunk.agent_generator(),
         slots=chunk.slots,
         on_finished=on_finished,
+        recorder=recorder,
     )
 
 
@@ -196,9 +201,11 @@ def play_chunks(
     workers: int = 1,
     on_finished: Callable[[int, int], None] | None = None,
     pool: ProcessPoolExecutor | None = None,
+    task: Callable[..., Outcomes] = play_chunk,
 ) -> list[Outcomes]:
     """Play ``chunks``: in this process (``workers == 1``), in ``pool``, or in a pool of
-    ``workers`` processes made for the call.
+    ``workers`` processes made for the call. ``task(chunk, on_finished)`` plays one chunk
+    (default :func:`play_chunk`; a picklable callable for worker processes).
 
     ``on_finished(chunk_position, rounds)`` reports progress; results come back in chunk order.
     A failing chunk raises its error here; nothing is returned for the others.
@@ -209,12 +216,12 @@ def play_chunks(
     if pool is None and (workers == 1 or len(chunks) <= 1):
         for i, chunk in enumerate(chunks):
             report = None if on_finished is None else (lambda k, i=i: on_finished(i, k))
-            results[i] = play_chunk(chunk, report)
+            results[i] = task(chunk, report)
         return results  # type: ignore[return-value]
     own = pool is None
     pool = worker_pool(workers) if own else pool
     try:
-        futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}
+        futures = {pool.submit(task, chunk): i for i, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             i = futures[future]
             results[i] = future.result()

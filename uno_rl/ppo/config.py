@@ -46,6 +46,15 @@ class TrainConfig:
     total_decisions: int = _field(
         3_000_000, "stop after this many decisions (all seats, all games)", low=1
     )
+    # --------------------------------------------------------------- backend
+    backend: str = _field("local", "where the games are played: local (this process) or ray "
+                          "(rollout actors)", choices=("local", "ray"))  # fmt: skip
+    workers: int = _field(1, "Ray rollout actors, each playing a slice of num_games (backend ray)",
+                          low=1, high=4096)  # fmt: skip
+    address: str = _field("", "Ray cluster address (ray start --head prints it; 'auto': the local "
+                          "one); '' starts a private local instance of `workers` CPUs")  # fmt: skip
+    worker_retries: int = _field(3, "times a lost rollout actor is recreated within one update "
+                                 "before the run stops", low=0, high=100)  # fmt: skip
     # ---------------------------------------------------------------- rules
     preset: str = _field("official", "rule preset (envs/NAME.toml)")
     players: int = _field(2, "players at each table", low=2, high=10)
@@ -129,6 +138,18 @@ class TrainConfig:
             raise TrainConfigError(
                 "self_play + pool_share + zoo_share: must sum to 1, got "
                 f"{self.self_play + self.pool_share + self.zoo_share}"
+            )
+        if self.backend == "local" and self.workers != 1:
+            raise TrainConfigError(
+                f"workers: the local backend plays every game in this process; {self.workers} "
+                "workers need backend = 'ray'"
+            )
+        if self.backend == "local" and self.address:
+            raise TrainConfigError("address: only for backend = 'ray'")
+        if self.workers > self.num_games:
+            raise TrainConfigError(
+                f"workers: each rollout actor plays at least one game; {self.workers} workers "
+                f"> num_games {self.num_games}"
             )
         if self.zoo_share > 0 and not self.zoo:
             raise TrainConfigError("zoo: name at least one agent when zoo_share > 0")

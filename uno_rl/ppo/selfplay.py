@@ -70,6 +70,15 @@ class Stats:
     challenges: int = 0
     challenges_won: int = 0
 
+    def __add__(self, other: Stats) -> Stats:
+        """The counters of two slices of games together (rollout workers' stats summed)."""
+        return Stats(
+            **{
+                f.name: getattr(self, f.name) + getattr(other, f.name)
+                for f in dataclasses.fields(self)
+            }
+        )
+
 
 class SelfPlay:
     """The games, their line-ups and the acting loop.

@@ -1,0 +1,208 @@
+"""Play UNO in the terminal against the bots: ``python -m uno_rl.play``.
+
+    python -m uno_rl.play --opponents color-first
+    python -m uno_rl.play --opponents ppo-official-2p --seed 7 --save game.json
+    python -m uno_rl.play --opponents rule aggressive bluffer --preset seven-zero --seat 2
+    python -m uno_rl.play --opponents random-playable --preset kids      # a match
+    python -m uno_rl.play --opponents rule rule --set multi_play=true --no-color
+
+You take one seat (``--seat``, default 0); every name after ``--opponents`` is an agent from
+the zoo (``uno_rl.agents``: built-in strategies, ``agents/*.toml``, shipped PPO checkpoints such
+as ``ppo-official-2p``, with ``name:key=value`` parameters) in the next seats, so 1 to 9
+opponents make a table of 2 to 10. The rules are a preset (``envs/*.toml``, default
+``official``) with ``--set KEY=VALUE`` switches on top; the player count is always one more
+than the opponents.
+
+What is played is decided by the rules: a single round, or, when the rules are a match
+(``match = true``, e.g. the ``kids`` preset or ``--set match=true``), the whole match until
+someone reaches ``match_target`` (points, or rounds won), the engine dealing each next round.
+
+At each of your decisions the screen shows what happened since your last one (who played
+what and the color named, who drew how many cards and which ones you drew, skips, reverses,
+swapped and passed-on hands, UNO calls, challenges with their verdict and the hand a
+challenge of yours revealed, reshuffles, round ends with points and scores), the top card
+and current color, the direction, every player's hand size, your hand, and a numbered list of
+your legal actions under the phase's question ("Your turn: play a card or draw", "Play the
+drawn card?", "Challenge the +4?", "Choose a color", "Swap hands with whom?", "Jump in?",
+...). A Wild or +4 is chosen first, its color after. A bad answer (not a number, out of
+range, empty) is explained and asked again.
+
+``q``, the end of input (Ctrl-D) or Ctrl-C stop the game cleanly (exit code 0, or 130 for
+Ctrl-C); with ``--save FILE`` the game is saved as a JSON replay (:mod:`uno_rl.replays`) at
+the end, finished or not: ``python -m uno_rl.replay FILE`` shows it again. ``--seed`` fixes the
+deal and the bots' choices (the same seed and the same answers replay the same game);
+without it a fresh seed is drawn and printed. Bad input on the command line (unknown agent,
+preset or switch, a bad seat) exits with code 2 and an error naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import numpy as np
+
+from uno_rl.agents import AgentError, make_agent
+from uno_rl.core import engine
+from uno_rl.core.rng import new_seeds
+from uno_rl.core.rules import Rules, RulesError, load_rules
+from uno_rl.replays import AgentSeat, GameRecorder, Replay, play_game, save
+from uno_rl.terminal.console import QuitGame, TerminalPlayer
+from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
+from uno_rl.terminal.style import Style, use_color
+from uno_rl.terminal.table import seat_names, table_text
+
+__all__ = ["build_parser", "main"]
+
+#: The name of the person's seat in replays.
+HUMAN = "human"
+#: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m uno_rl.play",
+        description="Play UNO in the terminal against agents from the zoo or shipped checkpoints.",
+    )
+    parser.add_argument(
+        "--opponents", nargs="+", required=True, metavar="NAME",
+        help="agent specs for the other seats (1 to 9), e.g. color-first ppo-official-2p",
+    )  # fmt: skip
+    parser.add_argument("--preset", default="official", help="rule preset (default official)")
+    parser.add_argument(
+        "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
+        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
+    )  # fmt: skip
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots")
+    parser.add_argument("--save", default=None, metavar="FILE", help="save the replay here")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colors")
+    return parser
+
+
+def resolve_rules(preset: str, opponents: int, switches: Sequence[str]) -> Rules:
+    """The rules: ``preset`` with ``switches`` (``KEY=VALUE``) and one seat per player."""
+    overrides: dict[str, Any] = {}
+    if switches:
+        from uno_rl.eval.run import parse_switch  # pandas comes with it: only when needed
+
+        overrides = dict(parse_switch(text) for text in switches)
+    if "players" in overrides:
+        raise ValueError("the players are you and the --opponents: do not --set players")
+    if not 1 <= opponents <= 9:
+        raise ValueError(f"--opponents takes 1 to 9 agents (2 to 10 players), got {opponents}")
+    return load_rules(preset, players=opponents + 1, **overrides)
+
+
+def game_seeds(seed: int) -> tuple[int, np.random.Generator]:
+    """The deal seed and the bots' generator of a session seed (both fixed by it)."""
+    deal_sequence, agent_sequence = np.random.SeedSequence(seed).spawn(2)
+    deal_seed = int(new_seeds(np.random.Generator(np.random.PCG64(deal_sequence)), 1)[0])
+    return deal_seed, np.random.Generator(np.random.PCG64(agent_sequence))
+
+
+def describe_game(rules: Rules) -> str:
+    """``a single round`` or ``a match to 500 points``."""
+    if not rules.match:
+        return "a single round"
+    if rules.scoring == "rounds":
+        return f"a match: the first to win {rules.match_target} rounds"
+    lowest = " (lowest total wins)" if rules.scoring == "losers-add" else ""
+    return f"a match to {rules.match_target} points{lowest}"
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    read_line: Callable[[], str] = input,
+    out: TextIO | None = None,
+) -> int:
+    """Run the program; ``read_line`` and ``out`` replace the terminal (tests)."""
+    out = sys.stdout if out is None else out
+    args = build_parser().parse_args(argv)
+    try:
+        return _play(args, read_line, out)
+    except KeyboardInterrupt:  # before the game started (loading a checkpoint, ...)
+        out.write("\nInterrupted.\n")
+        return INTERRUPTED
+
+
+def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -> int:
+    """Set the table up, play the game, save it; the exit code."""
+    try:
+        rules = resolve_rules(args.preset, len(args.opponents), args.switches)
+        if not 0 <= args.seat < rules.players:
+            raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
+        if args.seed is not None and not 0 <= args.seed < 2**63:
+            raise ValueError(f"--seed must be in [0, 2**63), got {args.seed}")
+        specs = list(args.opponents)
+        agents = [make_agent(spec, rules) for spec in specs]
+    except (AgentError, RulesError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+    deal_seed, agent_rng = game_seeds(seed)
+    seats = specs[: args.seat] + [HUMAN] + specs[args.seat :]
+    style = Style(use_color(out, args.no_color))
+    voice = Voice(seat_names(seats), you=args.seat)
+    human = TerminalPlayer(args.seat, voice, style, out, read_line)
+    players = [
+        human if seat == args.seat else AgentSeat(agents[seat - (seat > args.seat)], agent_rng)
+        for seat in range(rules.players)
+    ]
+    recorder = GameRecorder(
+        rules, deal_seed, seats, preset=args.preset,
+        source={"program": "uno_rl.play", "seed": seed, "human_seat": args.seat,
+                "switches": list(args.switches)},
+    )  # fmt: skip
+    opponents = ", ".join(voice.who(s) for s in range(rules.players) if s != args.seat)
+    human.write(
+        style.bold(f"UNO, {args.preset} rules, {rules.players} players: {describe_game(rules)}.")
+    )
+    human.write(f"You are seat {args.seat}. Opponents: {opponents}.")
+    human.write(f"Seed {seed} (the same seed and answers replay this game: --seed {seed}).")
+    human.write("Type the number of your choice and press Enter; q quits.")
+    state = engine.reset(rules, np.array([deal_seed], dtype=np.uint64))
+    human.hear(narrate_deal(state, voice, style))
+    try:
+        play_game(
+            rules, players, deal_seed, recorder,
+            on_decision=lambda d: human.hear(narrate(d, voice, style)), state=state,
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        human.write("\nInterrupted: the game is abandoned.")
+        return _save(args.save, recorder.replay(), human) or INTERRUPTED
+    except (QuitGame, EOFError):
+        human.write("\nYou left the table: the game is abandoned.")
+        return _save(args.save, recorder.replay(), human)
+    human.show_news()
+    human.write(style.dim("---- game over " + "-" * 40))
+    human.write(table_text(state, voice, style, None))
+    replay = recorder.replay(state)
+    assert replay.outcome is not None
+    human.write(style.bold(describe_outcome(replay.outcome, rules, voice)))
+    return _save(args.save, replay, human)
+
+
+def _save(path: str | None, replay: Replay, human: TerminalPlayer) -> int:
+    """Save ``replay`` to ``path`` if one was given; exit code 0, or 1 if it failed."""
+    if path is None:
+        return 0
+    try:
+        save(replay, path)
+    except OSError as error:
+        print(f"error: cannot save the replay to {path}: {error}", file=sys.stderr)
+        return 1
+    finished = replay.outcome is not None and replay.outcome.finished
+    human.write(
+        f"Replay of the {'' if finished else 'unfinished '}game saved to {path} "
+        f"(view it: python -m uno_rl.replay {os.fspath(path)})."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Watch a saved game again: ``python -m uno_rl.replay FILE``.
+
+    python -m uno_rl.replay game.json              # every hand open, the whole game printed
+    python -m uno_rl.replay game.json --seat 1     # what seat 1 saw, and nothing more
+    python -m uno_rl.replay game.json --step       # press Enter for each decision, q to stop
+
+``FILE`` is a JSON replay (:mod:`uno_rl.replays`), saved by ``python -m uno_rl.play --save`` or
+by the evaluator (``python -m uno_rl.evaluate ... --save-replays DIR``). It is checked and
+played again on the engine, which reproduces the game exactly from its rules, deal seed and
+actions; the recorded outcome is checked against the replayed one.
+
+Views: ``--open`` (the default) shows every hand at every decision and every event, private
+ones included (the cards each player drew, the hand a challenge revealed, the drawn cards a
+player kept, declined jump-ins); ``--seat K`` shows the game as seat K lived it: the table
+with K's hand only (others as card counts) before each of K's decisions and the events K
+could see, addressed to K as "you".
+
+By default the whole game is printed at once; ``--step`` waits for Enter after each decision
+(``q`` then Enter stops). Ctrl-C stops cleanly (exit code 130). A file that is not a replay,
+or whose actions do not replay (the error names the step, ``actions[k]``), exits with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from uno_rl.core.actions import action_name
+from uno_rl.core.phases import PHASE_NAMES
+from uno_rl.replays import Replay, ReplayError, deal, load, steps
+from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
+from uno_rl.terminal.style import Style, use_color
+from uno_rl.terminal.table import seat_names, table_text
+
+__all__ = ["build_parser", "main", "show"]
+
+INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m uno_rl.replay",
+        description="Show a saved UNO game again, from one seat or with every hand open.",
+    )
+    parser.add_argument("file", help="a JSON replay")
+    view = parser.add_mutually_exclusive_group()
+    view.add_argument("--seat", type=int, default=None, help="show what this seat saw")
+    view.add_argument("--open", action="store_true", help="every hand open (the default)")
+    parser.add_argument("--step", action="store_true", help="wait for Enter after each decision")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colors")
+    return parser
+
+
+class _Stop(Exception):
+    """The viewer typed q."""
+
+
+def show(
+    replay: Replay,
+    viewer: int | None,
+    style: Style,
+    out: TextIO,
+    pause: Callable[[], None] | None = None,
+) -> None:
+    """Print ``replay`` decision by decision for seat ``viewer`` (None: every hand open).
+
+    ``pause`` is called after each printed decision (``--step``).
+    """
+    rules = replay.rules
+    names = seat_names(replay.seats)
+    voice = Voice(names, you=viewer)
+
+    def write(text: str = "") -> None:
+        out.write(text + "\n")
+
+    where = f" (preset {replay.preset})" if replay.preset else ""
+    game = "a match" if rules.match else "a single round"
+    write(
+        style.bold(f"UNO replay: {rules.players} players{where}, {game}, deal seed {replay.seed}.")
+    )
+    write("Seats: " + ", ".join(names) + ".")
+    program = replay.source.get("program")
+    if program:
+        write(f"Recorded by {program}; {len(replay.actions)} decisions.")
+    write("View: every hand open." if viewer is None else f"View: {names[viewer]}'s seat.")
+    state = deal(replay)
+    for event in narrate_deal(state, voice, style):
+        write("  " + event.text)
+    for decision in steps(replay):
+        before, seat = decision.before, decision.seat
+        events = [e for e in narrate(decision, voice, style) if e.visible_to(viewer)]
+        own = viewer is None or seat == viewer
+        if own:
+            phase = PHASE_NAMES[int(before.phase[0])]
+            header = f"---- decision {decision.index + 1}: {voice.who(seat)} ({phase}) "
+            write(style.dim(header + "-" * max(4, 60 - len(header))))
+            write(table_text(before, voice, style, viewer))
+            if viewer is None:
+                write(style.dim(f"  action {decision.action}: {action_name(decision.action)}"))
+        for event in events:
+            write("  " + event.text)
+        if pause is not None and (own or events):
+            out.flush()
+            pause()
+        state = decision.after
+    write(style.dim("---- end " + "-" * 52))
+    finished = replay.outcome is not None and replay.outcome.finished
+    write(table_text(state, voice, style, None if finished else viewer))  # hands shown at the end
+    write(style.bold(_ending(replay, voice)))
+    out.flush()
+
+
+def _ending(replay: Replay, voice: Voice) -> str:
+    outcome, rules = replay.outcome, replay.rules
+    lines = []
+    if outcome is None:
+        lines.append("No outcome was recorded.")
+    else:
+        lines.append(describe_outcome(outcome, rules, voice))
+    if replay.violation is not None:
+        v = replay.violation
+        what = action_name(v.action) if 0 <= v.action < 77 else "out of range"
+        lines.append(
+            f"Then {voice.who(v.seat)} chose an illegal action, {v.action} ({what}), and the "
+            f"evaluator stopped: {v.message}"
+        )
+    return "\n".join(lines)
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    read_line: Callable[[], str] = input,
+    out: TextIO | None = None,
+) -> int:
+    """Run the program; ``read_line`` and ``out`` replace the terminal (tests)."""
+    out = sys.stdout if out is None else out
+    args = build_parser().parse_args(argv)
+    try:
+        replay = load(args.file)
+        if args.seat is not None and not 0 <= args.seat < replay.rules.players:
+            raise ReplayError(f"--seat must be in [0, {replay.rules.players - 1}], got {args.seat}")
+    except ReplayError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def pause() -> None:
+        out.write("[Enter: next decision, q: stop] ")
+        out.flush()
+        try:
+            answer = read_line()
+        except EOFError:
+            raise _Stop from None
+        if answer.strip().lower() in ("q", "quit"):
+            raise _Stop
+
+    style = Style(use_color(out, args.no_color))
+    try:
+        show(replay, args.seat, style, out, pause if args.step else None)
+    except _Stop:
+        out.write("\nStopped.\n")
+    except KeyboardInterrupt:
+        out.write("\nInterrupted.\n")
+        return INTERRUPTED
+    except BrokenPipeError:  # piped into a program that stopped reading (head)
+        if out is sys.stdout:  # keep Python from failing again when it flushes at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,354 @@
+"""The JSON replay format: what a replay file holds, writing it atomically, reading it back.
+
+A replay is everything needed to play a game again exactly: the engine is a pure function of
+the rules, the deal seed and the actions (every random event inside a round, reshuffles and
+a match's next deals included, derives from the deal seed: :mod:`uno_rl.core.rng`). One file
+is one game: a single round, or a whole match when ``rules.match`` is on.
+
+File layout (version 1, a JSON object; every key is required, no other key is allowed)::
+
+    {
+      "format": "uno_rl.replay",
+      "version": 1,
+      "source": {"program": "uno_rl.play", ...},   # free-form: who saved it and why
+      "preset": "official",                         # the preset the rules came from, or null
+      "rules": {"players": 2, "hand_size": 7, ...}, # every Rules field (uno_rl.core.Rules)*
+      "seats": ["human", "random-playable"],        # who sat in each seat (agent spec / human)
+      "seed": 1234567890,                           # the deal seed given to engine.reset
+      "actions": [[1, 60], [0, 12], ...],           # every decision in order: [seat, action]
+      "outcome": {...} or null,                     # see Outcome; null: not recorded
+      "violation": {...} or null                    # see Violation
+    }
+
+(*) Saving writes every rule switch. A switch missing from a file (one saved before the switch
+existed) takes its default (a new switch defaults to the behaviour before it, and the replay
+check below confirms the game still plays out the same); an unknown switch is an error.
+
+:func:`load` checks all of it and, by default, plays the actions again
+(:func:`uno_rl.replays.simulate.verify`): an action that is not legal, a seat that is not the
+one to act, or an outcome the actions do not reproduce raises :class:`ReplayError` naming the
+step (``actions[k]``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from uno_rl.core.actions import NUM_ACTIONS
+from uno_rl.core.rules import Rules, RulesError
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "Outcome",
+    "Replay",
+    "ReplayError",
+    "Violation",
+    "from_dict",
+    "load",
+    "save",
+    "to_dict",
+    "to_json",
+]
+
+FORMAT = "uno_rl.replay"
+VERSION = 1
+_KEYS = ("format", "version", "source", "preset", "rules", "seats", "seed", "actions",
+         "outcome", "violation")  # fmt: skip
+_MAX_SEED = 2**64 - 1
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read, or whose actions do not replay (names the step)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """How the recorded game ended (or where it stopped).
+
+    Attributes:
+        finished: the round (in a match: the match) is over.
+        winner: the round's winning seat (in a match: the match winner); -1 when truncated or
+            unfinished.
+        truncated: the round stopped at ``max_turns`` (a draw; never set in a match).
+        rounds: rounds played (1 outside a match).
+        decisions: actions taken in the whole game (the length of ``actions``).
+        points: per seat, the evaluator's zero-sum points: the winner scores the card points
+            left in the other hands and each loser minus their own (0 when truncated or
+            unfinished); in a match, the match scores.
+        scores: per seat, the engine's running scores (match scores under ``rules.match``).
+    """
+
+    finished: bool
+    winner: int
+    truncated: bool
+    rounds: int
+    decisions: int
+    points: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """An illegal action an agent chose after the recorded actions (it was not applied).
+
+    Attributes:
+        seat: the seat that chose it.
+        action: the action it chose (any integer, possibly out of range).
+        message: the error the evaluator raised.
+    """
+
+    seat: int
+    action: int
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Replay:
+    """One recorded game.
+
+    Attributes:
+        rules: the full rule set.
+        seed: the deal seed (``engine.reset(rules, [seed])`` deals the game).
+        seats: who sat in each seat (agent specs, ``"human"``), one per player.
+        actions: every decision in order, as ``(seat, action)`` pairs.
+        preset: the preset name the rules came from (informational), or None.
+        outcome: how the game ended, or None if not recorded.
+        violation: an illegal action chosen after the last recorded one, or None.
+        source: free-form metadata (program, agent seed, why the replay was kept, ...).
+    """
+
+    rules: Rules
+    seed: int
+    seats: tuple[str, ...]
+    actions: tuple[tuple[int, int], ...]
+    preset: str | None = None
+    outcome: Outcome | None = None
+    violation: Violation | None = None
+    source: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.seats) != self.rules.players:
+            raise ReplayError(
+                f"a replay needs one seat name per player: {self.rules.players} players, "
+                f"got {len(self.seats)} seats"
+            )
+
+
+# ------------------------------------------------------------------ to JSON
+def to_dict(replay: Replay) -> dict[str, Any]:
+    """The replay as plain JSON values, keys in file order."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "source": dict(replay.source),
+        "preset": replay.preset,
+        "rules": replay.rules.to_dict(),
+        "seats": list(replay.seats),
+        "seed": int(replay.seed),
+        "actions": [[int(s), int(a)] for s, a in replay.actions],
+        "outcome": None if replay.outcome is None else _outcome_dict(replay.outcome),
+        "violation": None if replay.violation is None else dataclasses.asdict(replay.violation),
+    }
+
+
+def _outcome_dict(outcome: Outcome) -> dict[str, Any]:
+    values = dataclasses.asdict(outcome)
+    values["points"] = list(outcome.points)
+    values["scores"] = list(outcome.scores)
+    return values
+
+
+def to_json(replay: Replay) -> str:
+    """The file text: indented JSON, lists of numbers on one line, ten actions to a line."""
+    data = to_dict(replay)
+    lines = []
+    for key, value in data.items():
+        if key == "actions":
+            rows = [
+                ", ".join(json.dumps(pair) for pair in value[i : i + 10])
+                for i in range(0, len(value), 10)
+            ]
+            text = "[\n    " + ",\n    ".join(rows) + "\n  ]" if rows else "[]"
+        else:
+            text = _dump(value, "  ")
+        lines.append(f"  {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def _dump(value: Any, indent: str) -> str:
+    """JSON of ``value``: objects one key to a line, anything else (lists) on one line."""
+    if isinstance(value, dict) and value:
+        inner = indent + "  "
+        items = [f"{inner}{json.dumps(str(k))}: {_dump(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    return json.dumps(value)
+
+
+def save(replay: Replay, path: str | os.PathLike[str]) -> Path:
+    """Write ``replay`` to ``path`` atomically (a temporary file in the same folder, then
+    ``os.replace``): a reader never sees half a file. Creates missing parent folders."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = to_json(replay)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+# ---------------------------------------------------------------- from JSON
+def load(path: str | os.PathLike[str], verify: bool = True) -> Replay:
+    """Read a replay file; with ``verify`` (default) also play it again to check it.
+
+    Raises:
+        ReplayError: unreadable, not JSON, not a replay, another version, unknown or missing
+            keys, bad values, or (``verify``) an action that does not replay; the message
+            names the file and the problem.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ReplayError(f"cannot read replay {path}: {error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ReplayError(f"{path} is not JSON: {error}") from None
+    try:
+        replay = from_dict(data)
+        if verify:
+            from .simulate import verify as verify_replay
+
+            verify_replay(replay)
+    except ReplayError as error:
+        raise ReplayError(f"{path}: {error}") from None
+    return replay
+
+
+def from_dict(data: Any) -> Replay:
+    """Build a :class:`Replay` from parsed JSON, checking every key and value."""
+    if not isinstance(data, dict):
+        raise ReplayError(f"a replay is a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        raise ReplayError(
+            f"not a uno_rl replay: 'format' is {data.get('format')!r}, not {FORMAT!r}"
+        )
+    version = data.get("version")
+    if version != VERSION:
+        raise ReplayError(
+            f"replay version {version!r} is not supported (this uno_rl reads version {VERSION})"
+        )
+    _check_keys(data, _KEYS, "a replay")
+    if not isinstance(data["rules"], dict):
+        raise ReplayError("'rules' must be an object of rule switches")
+    try:
+        rules = Rules.from_dict(data["rules"])
+    except (RulesError, TypeError) as error:
+        raise ReplayError(f"bad 'rules': {error}") from None
+    seats = data["seats"]
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise ReplayError("'seats' must be a list of names (strings)")
+    seed = data["seed"]
+    if not _is_int(seed) or not 0 <= seed <= _MAX_SEED:
+        raise ReplayError(f"'seed' must be an integer in [0, 2**64), got {seed!r}")
+    preset = data["preset"]
+    if preset is not None and not isinstance(preset, str):
+        raise ReplayError(f"'preset' must be a string or null, got {preset!r}")
+    if not isinstance(data["source"], dict):
+        raise ReplayError("'source' must be an object")
+    replay = Replay(
+        rules=rules,
+        seed=int(seed),
+        seats=tuple(seats),
+        actions=_actions(data["actions"], rules.players),
+        preset=preset,
+        outcome=_outcome(data["outcome"], rules.players),
+        violation=_violation(data["violation"], rules.players),
+        source=data["source"],
+    )
+    return replay
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _actions(value: Any, players: int) -> tuple[tuple[int, int], ...]:
+    if not isinstance(value, list):
+        raise ReplayError("'actions' must be a list of [seat, action] pairs")
+    out = []
+    for k, pair in enumerate(value):
+        ok = isinstance(pair, list) and len(pair) == 2 and all(_is_int(x) for x in pair)
+        if not ok:
+            raise ReplayError(
+                f"actions[{k}] must be a [seat, action] pair of integers, got {pair!r}"
+            )
+        seat, action = pair
+        if not 0 <= seat < players:
+            raise ReplayError(f"actions[{k}]: seat {seat} is not in [0, {players})")
+        if not 0 <= action < NUM_ACTIONS:
+            raise ReplayError(f"actions[{k}]: action {action} is not in [0, {NUM_ACTIONS})")
+        out.append((seat, action))
+    return tuple(out)
+
+
+def _check_keys(value: dict, names: Sequence[str], what: str) -> None:
+    """``value`` has exactly the keys ``names``, or a :class:`ReplayError` naming the first
+    unknown or missing one."""
+    unknown = sorted(set(value) - set(names))
+    if unknown:
+        raise ReplayError(f"{what} has an unknown key {unknown[0]!r} (keys: {', '.join(names)})")
+    missing = [n for n in names if n not in value]
+    if missing:
+        raise ReplayError(f"{what} lacks the key {missing[0]!r}")
+
+
+def _fields_of(cls, value: Any, what: str) -> dict[str, Any]:
+    names = [f.name for f in dataclasses.fields(cls)]
+    if not isinstance(value, dict):
+        raise ReplayError(f"'{what}' must be an object or null")
+    _check_keys(value, names, f"'{what}'")
+    return value
+
+
+def _outcome(value: Any, players: int) -> Outcome | None:
+    if value is None:
+        return None
+    v = _fields_of(Outcome, value, "outcome")
+    for name in ("finished", "truncated"):
+        if not isinstance(v[name], bool):
+            raise ReplayError(f"outcome.{name} must be true or false")
+    for name in ("winner", "rounds", "decisions"):
+        if not _is_int(v[name]):
+            raise ReplayError(f"outcome.{name} must be an integer")
+    for name in ("points", "scores"):
+        ok = isinstance(v[name], list) and len(v[name]) == players
+        if not ok or not all(_is_int(x) for x in v[name]):
+            raise ReplayError(f"outcome.{name} must be a list of {players} integers")
+    return Outcome(**{**v, "points": tuple(v["points"]), "scores": tuple(v["scores"])})
+
+
+def _violation(value: Any, players: int) -> Violation | None:
+    if value is None:
+        return None
+    v = _fields_of(Violation, value, "violation")
+    if not _is_int(v["seat"]) or not 0 <= v["seat"] < players:
+        raise ReplayError(f"violation.seat must be a seat in [0, {players})")
+    if not _is_int(v["action"]) or not isinstance(v["message"], str):
+        raise ReplayError("violation.action must be an integer and violation.message a string")
+    return Violation(**v)

@@ -1,0 +1,191 @@
+"""The numbered choices a person gets for a decision, and reading their answer.
+
+:func:`build_menu` turns the legal actions of the seat to act into a phase-specific question
+and a numbered list of :class:`Choice` (legal actions only). A Wild or +4 is one choice
+(``play [wild]``) followed by the question "Choose a color" (:func:`color_menu`), so each
+card is listed once. :func:`parse_answer` reads a typed answer: a number from the list, or
+``q`` to quit; anything else gives a short explanation to show before asking again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from uno_rl.core.actions import (
+    ACCEPT,
+    ACTION_CARD,
+    CHALLENGE,
+    CHOOSE_COLOR,
+    DRAW,
+    PASS,
+    PLAY_DRAW_FOUR,
+    PLAY_WILD,
+    TARGET,
+)
+from uno_rl.core.cards import KIND_COLOR, RANK_NAMES, WILD, WILD_DRAW_FOUR
+from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
+from uno_rl.core.phases import TARGET as TARGET_PHASE
+from uno_rl.core.state import State
+
+from .narrate import Voice, capitalized
+from .style import Style
+
+__all__ = ["QUIT", "Choice", "Menu", "build_menu", "color_menu", "parse_answer"]
+
+#: What :func:`parse_answer` returns for "quit".
+QUIT = "quit"
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """One numbered entry.
+
+    Attributes:
+        label: what the entry says.
+        action: the action it takes; for a Wild or +4, the action naming red (the color
+            question then adds 0..3).
+        needs_color: a color must still be chosen (:func:`color_menu`).
+    """
+
+    label: str
+    action: int
+    needs_color: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Menu:
+    """A question and its numbered choices."""
+
+    question: str
+    choices: tuple[Choice, ...]
+
+
+def _card_choices(
+    legal: np.ndarray, style: Style, verb: str, wild_verb: str | None = None
+) -> list[Choice]:
+    """One choice per card the legal actions play (a wild once, its color asked after);
+    ``wild_verb`` replaces ``verb`` for a (non +4) Wild."""
+    out = []
+    for action in np.flatnonzero(legal[:PLAY_WILD]):
+        out.append(Choice(f"{verb} {style.card(int(action))}", int(action)))
+    for first, kind in ((PLAY_WILD, WILD), (PLAY_DRAW_FOUR, WILD_DRAW_FOUR)):
+        if legal[first : first + 4].any():
+            says = wild_verb if kind == WILD and wild_verb else verb
+            out.append(Choice(f"{says} {style.card(kind)}, then choose a color", first, True))
+    return out
+
+
+def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> Menu:
+    """The question and choices for the seat to act in the one-game ``state``.
+
+    Args:
+        state: one game, not over.
+        legal: (77,) bool legal actions of the seat to act.
+        voice: names of the players.
+        style: colors.
+    """
+    s, rules = state, state.rules
+    phase = int(s.phase[0])
+    seat = int(s.actor[0])
+    choices: list[Choice] = []
+    if phase == PLAY:
+        question = "Your turn: play a card or draw."
+        choices = _card_choices(legal, style, "play")
+        if legal[DRAW]:  # not when a card must be played (voluntary_draw off)
+            choices.append(Choice("draw a card", DRAW))
+    elif phase == DRAWN:
+        drawn = int(s.drawn[0])
+        question = f"You drew {style.card(drawn)}. Play the drawn card?"
+        choices = _card_choices(legal, style, "play it:")
+        if legal[PASS]:
+            choices.append(Choice("keep it (your turn ends)", PASS))
+    elif phase == RESPOND:
+        pending = int(s.pending[0])
+        if legal[CHALLENGE]:
+            bluffer = int(s.draw4_player[0])
+            before = style.color_name(int(s.prev_color[0]))
+            question = (
+                f"Challenge the +4? {capitalized(voice.who(bluffer))} played it; the color "
+                f"before it was {before}. A bluff caught: they draw {pending}. "
+                f"Not a bluff: you draw {pending + 2}."
+            )
+            choices.append(Choice("challenge the +4", CHALLENGE))
+        else:
+            question = f"{pending} cards to draw are coming your way: answer or accept?"
+        cancel = "cancel the draw with" if rules.wild_cancels_draw else None
+        choices += _card_choices(legal, style, "stack", cancel)
+        choices.append(Choice(f"accept: draw {pending} cards and lose your turn", ACCEPT))
+    elif phase == TARGET_PHASE:
+        question = "Swap hands with whom? (seven-zero)"
+        for action in np.flatnonzero(legal[TARGET : TARGET + 9]) + TARGET:
+            other = (seat + int(action) - TARGET + 1) % rules.players
+            size = int(s.hand_size[0, other])
+            choices.append(
+                Choice(f"{voice.who(other)}: {size} card{'s' * (size != 1)}", int(action))
+            )
+    elif phase == MULTI:
+        rank = RANK_NAMES[int(s.multi_rank[0])]
+        question = f"Play another {rank} in the same turn?"
+        choices = _card_choices(legal, style, "add")
+        choices.append(Choice("stop here", PASS))
+    elif phase == COLOR:
+        question = f"The first card is {style.card(int(s.top[0]))}: choose its color."
+        for color in range(4):
+            choices.append(Choice(_color_label(s, seat, color, style), CHOOSE_COLOR + color))
+    elif phase == JUMP:
+        card = int(s.jump_card[0])
+        question = f"Jump in with {style.card(card)}? You hold the identical card."
+        choices = [Choice(f"jump in: play {style.card(card)}", card), Choice("let it pass", PASS)]
+    else:
+        raise ValueError(f"nobody decides in phase {phase} (the game is over)")
+    _check_covers(choices, legal)
+    return Menu(question, tuple(choices))
+
+
+def _color_label(state: State, seat: int, color: int, style: Style) -> str:
+    hand = state.hands[0, seat]
+    held = int(hand[:52][KIND_COLOR[:52] == color].sum())
+    return f"{style.color_name(color)} ({held} in your hand)"
+
+
+def color_menu(state: State, card_action: int, style: Style) -> Menu:
+    """Choose the color a Wild or +4 names (``card_action``: the action naming red)."""
+    seat = int(state.actor[0])
+    kind = int(ACTION_CARD[card_action])
+    choices = tuple(
+        Choice(_color_label(state, seat, color, style), card_action + color) for color in range(4)
+    )
+    return Menu(f"Choose a color for your {style.card(kind)}:", choices)
+
+
+def _check_covers(choices: list[Choice], legal: np.ndarray) -> None:
+    """Every legal action is reachable from the menu and nothing else is (a bug otherwise)."""
+    offered = np.zeros_like(legal)
+    for c in choices:
+        offered[c.action : c.action + (4 if c.needs_color else 1)] = True
+    if not np.array_equal(offered, legal):
+        raise RuntimeError(
+            f"the menu offers actions {np.flatnonzero(offered).tolist()} but the legal ones are "
+            f"{np.flatnonzero(legal).tolist()}"
+        )
+
+
+def parse_answer(text: str, count: int) -> int | str:
+    """The 0-based choice a typed answer picks, :data:`QUIT`, or an explanation (a str).
+
+    Accepted: a number from 1 to ``count`` (spaces around are fine), ``q`` or ``quit``.
+    """
+    answer = text.strip().lower()
+    span = f"a number from 1 to {count}" if count > 1 else "1"
+    if answer in ("q", "quit", "exit"):
+        return QUIT
+    if not answer:
+        return f"Please type {span} (or q to quit)."
+    if not answer.isdigit():
+        return f"{text.strip()!r} is not a number: type {span} (or q to quit)."
+    number = int(answer)
+    if not 1 <= number <= count:
+        return f"There is no choice {number}: type {span}."
+    return number - 1

@@ -1,0 +1,425 @@
+"""What happened in a decision, in words: the events of one engine step for a one-game state.
+
+:func:`narrate` compares the state before and after a :class:`~uno_rl.replays.Decision`
+and lists :class:`Event` lines: who played what (and the color a wild named), who drew how
+many cards (and which, for the drawer), skips, reverses, hands swapped or passed on, UNO
+calls and penalties, challenges with their verdict and the hand they revealed, reshuffles,
+the end of a round with its points and the next deal of a match. :func:`narrate_deal`
+describes a deal (dealer, first card and its effect).
+
+Each event says who may see it (:attr:`Event.audience`): the cards a player draws, a hand a
+challenge reveals to the challenger, and decisions that would give away hidden cards (keeping
+a playable drawn card, declining a jump-in, ending a multi-play) are private. A viewer sees
+the events :meth:`Event.visible_to` them; an open view (``viewer=None``) sees all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from uno_rl.core import engine
+from uno_rl.core.actions import (
+    ACCEPT,
+    ACTION_CARD,
+    ACTION_COLOR,
+    ACTION_TARGET,
+    CHALLENGE,
+    CHOOSE_COLOR,
+    DRAW,
+    PASS,
+    TARGET,
+)
+from uno_rl.core.cards import (
+    DRAW_TWO_RANK,
+    KIND_RANK,
+    REVERSE_RANK,
+    SKIP_RANK,
+    WILD,
+    WILD_DRAW_FOUR,
+)
+from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
+from uno_rl.core.phases import TARGET as TARGET_PHASE
+from uno_rl.core.rules import Rules
+from uno_rl.core.state import State
+from uno_rl.replays.format import Outcome
+from uno_rl.replays.simulate import Decision
+
+from .style import Style
+
+__all__ = ["Event", "Voice", "capitalized", "describe_outcome", "narrate", "narrate_deal"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """One line of what happened.
+
+    Attributes:
+        text: the line (may hold ANSI color codes).
+        audience: seats that may see it; None: everybody.
+    """
+
+    text: str
+    audience: frozenset[int] | None = None
+
+    def visible_to(self, viewer: int | None) -> bool:
+        """Whether seat ``viewer`` sees it (None: an open view that sees everything)."""
+        return viewer is None or self.audience is None or viewer in self.audience
+
+
+class Voice:
+    """Names players in sentences, in the second person for the seat ``you`` (if any).
+
+    Args:
+        names: a name per seat, e.g. ``seat 1 (rule)``.
+        you: the seat addressed as "you" (the person playing), or None.
+    """
+
+    def __init__(self, names: Sequence[str], you: int | None = None):
+        self.names = list(names)
+        self.you = you
+
+    def who(self, seat: int) -> str:
+        return "you" if seat == self.you else self.names[seat]
+
+    def whose(self, seat: int) -> str:
+        return "your" if seat == self.you else f"{self.names[seat]}'s"
+
+    def be(self, seat: int) -> str:
+        """``is``, or ``are`` for "you"."""
+        return "are" if seat == self.you else "is"
+
+    def say(self, seat: int, third: str, second: str, rest: str = "") -> str:
+        """``seat 1 (rule) plays [red 7]`` / ``You play [red 7]``: subject, verb, the rest."""
+        verb = second if seat == self.you else third
+        return capitalized(f"{self.who(seat)} {verb}" + (f" {rest}" if rest else ""))
+
+
+def capitalized(text: str) -> str:
+    """``text`` with its first letter upper-cased (the rest untouched)."""
+    return text[:1].upper() + text[1:]
+
+
+def _next_seat(state: State, seat: int, steps: int = 1) -> int:
+    return (seat + steps * int(state.direction[0])) % state.rules.players
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def narrate_deal(state: State, voice: Voice, style: Style) -> list[Event]:
+    """The deal of the round now in ``state``: dealer, first card, its effect, who starts."""
+    s, rules = state, state.rules
+    dealer, top = int(s.dealer[0]), int(s.top[0])
+    first = (dealer + 1) % rules.players
+    head = f"Round {int(s.round_index[0]) + 1}: " if rules.match else ""
+    events = [
+        Event(f"{head}{voice.say(dealer, 'deals', 'deal')}; the first card is {style.card(top)}.")
+    ]
+    rank = int(KIND_RANK[top])
+    if s.phase[0] == COLOR:
+        chooser = int(s.actor[0])
+        events.append(Event(voice.say(chooser, "names", "name", "its color.")))
+    elif top == WILD:
+        events.append(Event(f"Its color is {style.color_name(int(s.color[0]))}."))
+    elif rules.first_card_effects:
+        if rank == DRAW_TWO_RANK:
+            skipped = f" and {voice.be(first)} skipped" if int(s.actor[0]) != first else ""
+            events.append(Event(voice.say(first, "draws", "draw", f"2 cards{skipped}.")))
+        elif rank == SKIP_RANK:
+            events.append(Event(voice.say(first, "is", "are", "skipped.")))
+        elif rank == REVERSE_RANK:
+            events.append(
+                Event(f"The direction is counter-clockwise; {voice.who(dealer)} plays first.")
+            )
+    return events
+
+
+def describe_outcome(outcome: Outcome, rules: Rules, voice: Voice) -> str:
+    """One line on how a game ended: the winner and the points (or match scores)."""
+    if not outcome.finished:
+        return f"The game stopped unfinished after {outcome.decisions} decisions."
+    if outcome.truncated:
+        return f"The round was cut off after {rules.max_turns} decisions: a draw."
+    if rules.match:
+        unit = "rounds won" if rules.scoring == "rounds" else "points"
+        scores = ", ".join(f"{voice.who(s)} {p}" for s, p in enumerate(outcome.scores))
+        return voice.say(outcome.winner, "wins", "win", f"the match! Final {unit}: {scores}.")
+    points = ", ".join(f"{voice.who(s)} {p:+d}" for s, p in enumerate(outcome.points))
+    return voice.say(outcome.winner, "wins", "win", f"the round! Points: {points}.")
+
+
+def narrate(decision: Decision, voice: Voice, style: Style) -> list[Event]:
+    """The events of one decision (see the module docstring)."""
+    return _Narration(decision, voice, style).events
+
+
+class _Narration:
+    """Builds the events of one decision; one instance per decision."""
+
+    def __init__(self, decision: Decision, voice: Voice, style: Style):
+        self.d, self.voice, self.style = decision, voice, style
+        self.b, self.s = decision.before, decision.after
+        self.rules = self.b.rules
+        self.k, self.a = decision.seat, decision.action
+        self.phase = int(self.b.phase[0])
+        result = decision.result
+        self.round_over = bool(result.round_over[0])
+        #: the step ended a round of a match that goes on: ``after`` is already the next deal
+        self.redealt = self.round_over and self.rules.match and not bool(result.match_over[0])
+        #: reasons given for seats' draws, by seat
+        self.draw_reason: dict[int, str] = {}
+        self.events: list[Event] = []
+        self._action()
+        if not self.redealt:
+            self._draws()
+            if self.s.reshuffles[0] > self.b.reshuffles[0]:
+                self.add("The discard pile is shuffled into a new draw pile.")
+        if self.round_over:
+            self._round_end()
+
+    def add(self, text: str, audience: Sequence[int] | None = None) -> None:
+        self.events.append(Event(text, None if audience is None else frozenset(audience)))
+
+    # ------------------------------------------------------------------ the action
+    def _action(self) -> None:
+        a, k, v, st = self.a, self.k, self.voice, self.style
+        if a < DRAW:
+            self._play(int(ACTION_CARD[a]), int(ACTION_COLOR[a]))
+        elif a == DRAW:
+            auto = self.auto_played()
+            if auto >= 0:  # drawn_card='auto-play': the drawn card went straight on the pile
+                rest = f"a card and {'play' if k == v.you else 'plays'} it at once: {st.card(auto)}"
+                if auto >= WILD:
+                    rest += f", naming {st.color_name(int(self.s.color[0]))}"
+                self.add(v.say(k, "draws", "draw", rest + "."))
+                self._effects(auto)
+            elif self.draw_count(k) == 0:
+                self.add(v.say(k, "cannot", "cannot", "draw: both piles are empty."))
+            else:
+                self.draw_reason[k] = ""
+        elif a == PASS:
+            if self.phase == DRAWN:
+                self.add(v.say(k, "keeps", "keep", "the drawn card."), [k])
+            elif self.phase == MULTI:
+                self.add(v.say(k, "stops", "stop", "adding cards."), [k])
+                self._effects(int(self.b.top[0]))
+            else:  # JUMP
+                self.add(v.say(k, "does", "do", "not jump in."), [k])
+        elif a == CHALLENGE:
+            self._challenge()
+        elif a == ACCEPT:
+            pending = int(self.b.pending[0])
+            self.add(v.say(k, "accepts", "accept", f"the {_plural(pending, 'card')} pending."))
+            self.draw_reason[k] = self._loses_turn(k)
+        elif a >= CHOOSE_COLOR:
+            color = st.color_name(a - CHOOSE_COLOR)
+            self.add(v.say(k, "names", "name", f"{color} as the first card's color."))
+        elif a >= TARGET:
+            other = (k + int(ACTION_TARGET[a])) % self.rules.players
+            self.add(v.say(k, "swaps", "swap", f"hands with {v.who(other)}."))
+
+    def _play(self, kind: int, named: int) -> None:
+        k, v, st = self.k, self.voice, self.style
+        card = st.card(kind)
+        verb = {
+            PLAY: ("plays", "play", card),
+            DRAWN: ("plays", "play", f"the drawn card {card}"),
+            MULTI: ("adds", "add", card),
+            JUMP: ("jumps in with", "jump in with", card),
+        }.get(self.phase)
+        if self.phase == RESPOND:
+            cancel = kind == WILD and self.rules.wild_cancels_draw
+            verb = ("cancels the draw with", "cancel the draw with", card) if cancel else (
+                "stacks", "stack", card)  # fmt: skip
+        third, second, rest = verb
+        if kind >= WILD:
+            rest += f", naming {st.color_name(named)}"
+        last = int(self.b.hand_size[0, k]) == 1
+        self.add(v.say(k, third, second, rest + (": the last card!" if last else ".")))
+        if kind == WILD_DRAW_FOUR and self.rules.challenge_enabled and not self.redealt:
+            if self.s.draw4_bluff[0]:
+                self.add(f"(A bluff: the +4 was not legal with {v.whose(k)} hand.)", [k])
+        if last:
+            self._last_card(kind)
+            return
+        if self.s.phase[0] in (MULTI, TARGET_PHASE) and int(self.s.actor[0]) == k:
+            self._uno_call()
+            return  # the play goes on: its effect comes later
+        self._uno_call()
+        self._effects(kind)
+
+    def _uno_call(self) -> None:
+        k, v = self.k, self.voice
+        penalty = self.draw_count(k)
+        if penalty:
+            self.draw_reason[k] = "for not calling UNO (caught)"
+        elif int(self.b.hand_size[0, k]) == 2:
+            self.add(v.say(k, "calls", "call", "UNO!"))
+
+    def _last_card(self, kind: int) -> None:
+        s, v = self.s, self.voice
+        if not self.round_over and s.phase[0] == RESPOND:
+            victim = int(s.actor[0])
+            self.add(v.say(victim, "may", "may", "still challenge the +4 before the round ends."))
+        elif not self.redealt:
+            victim = _next_seat(self.b, self.k)
+            if self.draw_count(victim):
+                self.draw_reason[victim] = ""
+
+    def _effects(self, kind: int) -> None:
+        """Effects of the card that ends the play (after any multi-play)."""
+        b, s, k, v, rules = self.b, self.s, self.k, self.voice, self.rules
+        rank = int(KIND_RANK[kind])
+        p = rules.players
+        if rules.seven_zero and rank == 0:
+            way = "clockwise" if b.direction[0] > 0 else "counter-clockwise"
+            self.add(f"Every hand passes one seat {way}.")
+        if rank == SKIP_RANK:
+            self.add(v.say(_next_seat(b, k), "is", "are", "skipped."))
+        elif rank == REVERSE_RANK:
+            handed_to = int(s.resume_actor[0] if s.phase[0] == JUMP else s.actor[0])
+            if p == 2 and handed_to == k and not self.round_over:
+                other = _next_seat(b, k)
+                self.add(v.say(other, "is", "are", "skipped (a reverse with two players)."))
+            else:
+                way = "clockwise" if s.direction[0] > 0 else "counter-clockwise"
+                self.add(f"Play now goes {way}.")
+        elif rank == DRAW_TWO_RANK or kind == WILD_DRAW_FOUR:
+            if s.phase[0] == RESPOND:
+                victim, pending = int(s.actor[0]), int(s.pending[0])
+                options = []
+                if kind == WILD_DRAW_FOUR and rules.challenge_enabled:
+                    options.append("challenge")
+                if rules.stacking != "none":
+                    options.append("stack")
+                if rules.wild_cancels_draw:
+                    options.append("cancel with a wild")
+                how = ", ".join(options + ["accept"])
+                self.add(
+                    v.say(victim, "faces", "face", f"{_plural(pending, 'card')} to draw ({how}).")
+                )
+            else:
+                victim = _next_seat(b, k)
+                self.draw_reason[victim] = f"and {v.be(victim)} skipped"
+
+    def _challenge(self) -> None:
+        b, k, v, st = self.b, self.k, self.voice, self.style
+        bluffer = int(b.draw4_player[0])
+        self.add(v.say(k, "challenges", "challenge", f"{v.whose(bluffer)} +4."))
+        self.add(f"{capitalized(v.whose(bluffer))} hand: {st.cards(b.hands[0, bluffer])}", [k])
+        if b.draw4_bluff[0]:
+            self.add(v.say(bluffer, "was", "were", "bluffing!"))
+            self.draw_reason[bluffer] = "as the caught bluffer"
+            if self.rules.caught_bluffer == "takes-back":
+                top, color = int(b.prev_top[0]), int(b.prev_color[0])
+                self.add(
+                    v.say(bluffer, "takes", "take", "the +4 back: ")
+                    + f"the top card is {st.card(top)} again, color {st.color_name(color)}."
+                )
+            else:
+                self.add(f"The named color {st.color_name(int(b.color[0]))} stands.")
+            self.add(v.say(k, "plays", "play", "on."))
+        else:
+            self.add(v.say(bluffer, "was", "were", "not bluffing."))
+            self.draw_reason[k] = self._loses_turn(k)
+
+    def _loses_turn(self, seat: int) -> str:
+        return "and lose your turn" if seat == self.voice.you else "and loses the turn"
+
+    # ------------------------------------------------------------------ draws
+    @functools.cached_property
+    def gained(self) -> np.ndarray:
+        """(P, 54) int64: cards each seat drew in this step (hands moved by a 0 put back);
+        zeros when the step ended a round of a match and dealt the next one."""
+        b, s, a, k = self.b, self.s, self.a, self.k
+        before = b.hands[0].astype(np.int64).copy()
+        after = s.hands[0].astype(np.int64)
+        if self.redealt or TARGET <= a < CHOOSE_COLOR:  # a new deal; a swap draws nothing
+            return np.zeros_like(before)
+        if a < DRAW:
+            before[k, ACTION_CARD[a]] -= 1
+        if a == CHALLENGE and b.draw4_bluff[0] and self.rules.caught_bluffer == "takes-back":
+            before[int(b.draw4_player[0]), WILD_DRAW_FOUR] += 1
+        rotated = self.rules.seven_zero and self._finished_rank() == 0
+        if rotated:  # every hand moved one seat along: put them back to compare
+            seats = np.arange(self.rules.players)
+            after = after[(seats + int(b.direction[0])) % self.rules.players]
+        return np.maximum(after - before, 0)
+
+    def auto_played(self) -> int:
+        """The card a DRAW played at once (``drawn_card='auto-play'``), else -1: the card the
+        discard pile gained in the step."""
+        b, s = self.b, self.s
+        if self.a != DRAW or self.redealt:
+            return -1
+        before = b.discard[0].astype(np.int64)
+        if s.reshuffles[0] > b.reshuffles[0]:  # the pile was refilled: only the top stayed
+            before = np.zeros_like(before)
+            before[b.top[0]] = 1
+            if self.rules.caught_bluffer == "takes-back" and b.top[0] == WILD_DRAW_FOUR:
+                if b.prev_top[0] >= 0:
+                    before[b.prev_top[0]] += 1  # kept for a take-back (engine._reshuffle)
+        gained = np.flatnonzero(s.discard[0].astype(np.int64) > before)
+        return int(gained[0]) if gained.size else -1
+
+    def _finished_rank(self) -> int:
+        """Rank of the card whose effects applied in this step (-1 if none did)."""
+        a, s, k = self.a, self.s, self.k
+        if a == PASS and self.phase == MULTI:
+            return int(KIND_RANK[self.b.top[0]])
+        if a == DRAW:
+            auto = self.auto_played()
+            return -1 if auto < 0 else int(KIND_RANK[auto])
+        if a >= DRAW or int(self.b.hand_size[0, k]) == 1:
+            return -1
+        if s.phase[0] in (MULTI, TARGET_PHASE) and int(s.actor[0]) == k:
+            return -1
+        return int(KIND_RANK[ACTION_CARD[a]])
+
+    def draw_count(self, seat: int) -> int:
+        """Cards ``seat`` drew in this step."""
+        return int(self.gained[seat].sum())
+
+    def _draws(self) -> None:
+        v, st = self.voice, self.style
+        for seat in range(self.rules.players):
+            count = self.draw_count(seat)
+            if not count:
+                continue
+            reason = self.draw_reason.get(seat, "")
+            text = v.say(seat, "draws", "draw", _plural(count, "card"))
+            self.add(text + (f" {reason}" if reason else "") + ".")
+            cards = np.repeat(np.arange(self.gained.shape[1]), self.gained[seat])
+            self.add(f"({capitalized(v.who(seat))} drew {st.card_list(cards)}.)", [seat])
+
+    # ------------------------------------------------------------------ round end
+    def _round_end(self) -> None:
+        s, v, rules = self.s, self.voice, self.rules
+        result = self.d.result
+        if result.truncated[0]:
+            self.add(
+                f"The round is cut off after {rules.max_turns} decisions: a draw, nobody scores."
+            )
+        else:
+            winner, points = int(result.winner[0]), int(result.points[0])
+            if rules.scoring == "winner-takes":
+                gain = f", scoring {points} points"
+            elif rules.scoring == "rounds":
+                gain = ""
+            else:
+                gain = " (each other player adds the points left in their hand)"
+            self.add(self.style.bold(v.say(winner, "wins", "win", f"the round{gain}.")))
+        if rules.match:
+            scores = ", ".join(f"{v.who(seat)} {int(x)}" for seat, x in enumerate(s.scores[0]))
+            unit = "rounds won" if rules.scoring == "rounds" else "points"
+            self.add(f"Match scores ({unit}, target {rules.match_target}): {scores}.")
+            if result.match_over[0]:
+                champion = int(engine.match_winner(s)[0])
+                self.add(self.style.bold(v.say(champion, "wins", "win", "the match!")))
+            else:
+                self.events.extend(narrate_deal(s, v, self.style))

@@ -759,6 +759,21 @@ def _draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     _start_turn(s, g[rest], _next(s, g[rest], seats[rest]))
 
 
+def _lay_card(
+    s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray, named: np.ndarray
+) -> np.ndarray:
+    """Move card ``kinds`` from the hands of ``seats`` onto the discard piles of games ``g``:
+    the new top card, its color (``named`` for wilds). Returns the (k,) flat (game, seat) rows."""
+    rows = _seat_rows(s, g, seats)
+    _flat(s.hands)[rows * NUM_KINDS + kinds] -= 1
+    _flat(s.hand_size)[rows] -= 1
+    _flat(s.discard)[g * NUM_KINDS + kinds] += 1
+    s.top[g] = kinds
+    s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
+    s.drawn[g] = -1
+    return rows
+
+
 def _auto_play(s: State, g: np.ndarray, seats: np.ndarray, card: np.ndarray) -> None:
     """``drawn_card='auto-play'`` (RLCard): the drawn ``card`` ((k,) kinds, -1: none) is played
     at once if it is a Wild, a +4 or of the current color; otherwise the turn passes."""
@@ -775,15 +790,8 @@ def _auto_play(s: State, g: np.ndarray, seats: np.ndarray, card: np.ndarray) -> 
     s.draw4_player[gd] = seats[d4]
     s.prev_top[gd] = -1  # no take-back can restore the card under it
     s.draw4_bluff[gd] = False
-    rows = _seat_rows(s, g, seats)
-    _flat(s.hands)[rows * NUM_KINDS + kinds] -= 1
-    _flat(s.hand_size)[rows] -= 1
-    _flat(s.discard)[g * NUM_KINDS + kinds] += 1
-    s.top[g] = kinds
-    random_color = (rng.bits(s.key[g], rng.DRAWN_COLOR, s.turn[g], 0) % np.uint64(4)).astype(
-        np.int8
-    )
-    s.color[g] = np.where(kinds >= 52, random_color, KIND_COLOR[kinds])
+    random_color = rng.bits(s.key[g], rng.DRAWN_COLOR, s.turn[g], 0) % np.uint64(4)
+    _lay_card(s, g, seats, kinds, random_color.astype(np.int8))
     _start_turn(s, gd, _next(s, gd, seats[d4]))
     rest = ~d4
     _finish_play(s, g[rest], seats[rest], kinds[rest])
@@ -811,14 +819,8 @@ def _play(
         s.prev_color[gd] = s.color[gd]
         s.stats[gd, 0, sd] += 1
         s.stats[gd, 1, sd] += bluff
-    rows = _seat_rows(s, g, seats)
-    _flat(s.hands)[rows * NUM_KINDS + kinds] -= 1
+    rows = _lay_card(s, g, seats, kinds, named)
     hand_size = _flat(s.hand_size)
-    hand_size[rows] -= 1
-    _flat(s.discard)[g * NUM_KINDS + kinds] += 1
-    s.top[g] = kinds
-    s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
-    s.drawn[g] = -1
     if rules.wild_cancels_draw:
         s.pending[g[(phase == RESPOND) & (kinds == WILD)]] = 0
     sizes = hand_size[rows]

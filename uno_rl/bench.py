@@ -19,7 +19,8 @@ evaluate      the evaluator (``uno_rl.eval.run.evaluate``): ``color-first`` agai
               including start-up, tables and ratings. ``batch`` is the games in lockstep per
               worker; ``decisions_per_s`` counts every player's decisions
 train         PPO self-play (``python -m uno_rl.train``'s defaults: official, 2 players, 2048 games,
-              32 steps per rollout, a 128x128 network, CPU): ``--train-decisions`` decisions
+              32 steps per rollout, a 128x128 network, CPU, ``precision = "auto"``: a bfloat16
+              trunk where the CPU has native bfloat16): ``--train-decisions`` decisions
               (2,000,000; 200,000 with ``--quick``) of rollouts and updates together, one timed
               run after start-up, no evaluations; every seat's decision counts
 rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
@@ -289,7 +290,8 @@ def train_row(decisions: int, seed: int = 0) -> dict:
         "bytes_per_game": math.nan,
         "note": (
             f"{summary['decisions']:,} decisions ({config.num_updates} updates) in "
-            f"{summary['seconds']:.1f} s, one timed run; rounds/s grows as the policy learns"
+            f"{summary['seconds']:.1f} s, one timed run, {summary['precision']} trunk; rounds/s "
+            "grows as the policy learns"
         ),
     }
 

@@ -1,15 +1,21 @@
 """Evaluate agents against each other with duplicate deals: ``python -m uno_rl.evaluate``.
 
     python -m uno_rl.evaluate color-first random-playable --rounds 200000
+    python -m uno_rl.evaluate color-first random-playable --matches 20000
     python -m uno_rl.evaluate rule color-first points-dumper aggressive --players 4
     python -m uno_rl.evaluate color-first:bluff=0.3 bayes-challenger --preset house \\
         --set caught_bluffer=takes-back --mode head-to-head
 
 Agents are specs resolved by :func:`uno_rl.agents.make_agent` (names of ``agents/*.toml`` or
 built-in strategies, ``name:key=value,...``). Every deal is replayed with the line-up rotated
-through all seats; every match-up of the run plays the same deals. Prints the per-agent table
-(win rate with its Wilson interval, mean points with an interval), the paired tests between
-agents over the same deals and OpenSkill ratings, and writes the tables as Parquet and CSV to
+through all seats; every match-up of the run plays the same deals. ``--matches N`` plays N
+whole matches per match-up instead (``match = true`` on top of the preset: to 500 points
+under the official rules), each match's sequence of deals replayed in every seating.
+
+Prints per agent the three measures of strength: rounds won (Wilson interval), net points per
+round (zero-sum; in matches over every round of them) and, for matches, matches won and the
+final score; then the paired tests between agents over the same deals and OpenSkill ratings
+(of rounds, or of matches), and writes the tables as Parquet and CSV to
 ``--out`` (default ``runs/evaluate/<timestamp>/``): ``seats`` (one row per agent and seat: the
 tidy table), ``agents``, ``pairs``, ``ratings``, with ``config.json``.
 
@@ -43,7 +49,14 @@ from uno_rl.core.rules import RulesError
 
 from .eval.backends import BACKENDS, BackendError
 from .eval.replays import DEFAULT_SAMPLE, ReplayRequest, ReplaySample
-from .eval.run import Evaluation, default_workers, evaluate, parse_switch
+from .eval.run import (
+    MAX_MATCHES,
+    Evaluation,
+    check_count,
+    default_workers,
+    evaluate,
+    parse_switch,
+)
 from .eval.tournament import MODES
 
 __all__ = ["format_report", "main"]
@@ -63,14 +76,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
     )  # fmt: skip
     parser.add_argument("--mode", choices=MODES, default=None, help="how agents are matched")
-    parser.add_argument("--rounds", type=int, default=20_000, help="rounds per match-up")
+    parser.add_argument(
+        "--rounds", type=int, default=None,
+        help="rounds per match-up (default 20000); under --set match=true (or a match preset "
+        "such as kids) it counts matches",
+    )  # fmt: skip
+    parser.add_argument(
+        "--matches", type=int, default=None, metavar="N",
+        help=f"instead of --rounds: play N whole matches per match-up (sets match=true on top "
+        f"of the preset, keeping its match_target and scoring; at most {MAX_MATCHES:,})",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--workers", type=int, default=None,
         help=f"worker processes (default: every CPU, here {default_workers()})",
     )  # fmt: skip
     parser.add_argument("--confidence", type=float, default=0.95, help="of every interval")
-    parser.add_argument("--rating-rounds", type=int, default=50_000, help="rounds rated")
+    parser.add_argument(
+        "--rating-rounds", type=int, default=50_000,
+        help="rounds rated by OpenSkill (matches, when the rules are matches)",
+    )  # fmt: skip
     parser.add_argument(
         "--backend", choices=BACKENDS, default="local",
         help="local worker processes, or Ray tasks (extra 'ray')",
@@ -94,34 +119,67 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interval(low, high, fmt: str) -> list[str]:
+    return [f"[{format(lo, fmt)}, {format(hi, fmt)}]" for lo, hi in zip(low, high)]
+
+
 def format_report(result: Evaluation, confidence: float = 0.95) -> str:
-    """The per-agent table, the paired tests and the ratings as readable text."""
+    """Per variant: each agent's rounds won, net points per round and, when the rules are
+    matches, matches won and final score (with intervals); the paired tests; the ratings."""
     pct = f"{round(confidence * 100)}%"
     lines = []
     agents = result.agents
     for (variant, players), group in agents.groupby(["variant", "players"], sort=False):
-        lines.append(f"== {variant}, {players} players ==")
-        shown = pd.DataFrame({
+        match = "matches" in group and bool(group["matches"].notna().any())
+        rounds = int(group["rounds"].sum() / players)
+        if match:
+            matches = int(group["matches"].sum() / players)
+            size = f"{matches:,} matches ({rounds:,} rounds)"
+        else:
+            size = f"{rounds:,} rounds"
+        lines.append(f"== {variant}, {players} players: {size} ==")
+        shown = {
             "matchup": group["matchup"],
             "agent": group["agent"],
             "rounds": group["rounds"].map("{:,}".format),
-            "win rate": group["win_rate"].map("{:.2%}".format),
-            f"{pct} interval": [f"[{lo:.2%}, {hi:.2%}]" for lo, hi in zip(group["win_low"], group["win_high"])],
+            "rounds won": group["win_rate"].map("{:.2%}".format),
+            f"rounds won {pct}": _interval(group["win_low"], group["win_high"], ".2%"),
             "points/round": group["points"].map("{:+.2f}".format),
-            f"points {pct}": [f"[{lo:+.2f}, {hi:+.2f}]" for lo, hi in zip(group["points_low"], group["points_high"])],
-            "truncated": group["truncated"].map("{:,}".format),
-            "+4/round": group["draw4_plays"].map("{:.3f}".format),
-        })  # fmt: skip
-        lines.append(shown.to_string(index=False))
+            f"points/round {pct}": _interval(group["points_low"], group["points_high"], "+.2f"),
+        }
+        if match:
+            shown.update({
+                "matches won": group["match_win_rate"].map("{:.2%}".format),
+                f"matches won {pct}": _interval(
+                    group["match_win_low"], group["match_win_high"], ".2%"
+                ),
+                "final score": group["final_score"].map("{:.1f}".format),
+                f"final score {pct}": _interval(
+                    group["final_score_low"], group["final_score_high"], ".1f"
+                ),
+            })  # fmt: skip
+        shown["truncated"] = group["truncated"].map("{:,}".format)
+        shown["+4/round"] = group["draw4_plays"].map("{:.3f}".format)
+        lines.append(pd.DataFrame(shown).to_string(index=False))
         pairs = result.pairs[
             (result.pairs["variant"] == variant) & (result.pairs["players"] == players)
         ]
         for row in pairs.itertuples():
-            lines.append(
+            text = (
                 f"paired over {row.deals:,} deals ({row.matchup}): {row.agent_a} minus "
-                f"{row.agent_b} win rate {row.win_difference:+.2%} "
-                f"[{row.win_diff_low:+.2%}, {row.win_diff_high:+.2%}], p = {row.win_p_value:.3g}"
+                f"{row.agent_b}: rounds won {row.win_difference:+.2%} "
+                f"[{row.win_diff_low:+.2%}, {row.win_diff_high:+.2%}], p = {row.win_p_value:.3g}; "
+                f"points/round {row.points_difference:+.2f} "
+                f"[{row.points_diff_low:+.2f}, {row.points_diff_high:+.2f}], "
+                f"p = {row.points_p_value:.3g}"
             )
+            if match:
+                text += (
+                    f"; matches won {row.match_win_difference:+.2%} "
+                    f"[{row.match_diff_low:+.2%}, {row.match_diff_high:+.2%}], "
+                    f"p = {row.match_p_value:.3g}"
+                )
+            lines.append(text)
         ratings = result.ratings[
             (result.ratings["variant"] == variant) & (result.ratings["players"] == players)
         ]
@@ -130,7 +188,8 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
                 f"{r.agent} {r.ordinal:.2f} (mu {r.mu:.2f}, sigma {r.sigma:.2f})"
                 for r in ratings.itertuples()
             )
-            lines.append(f"OpenSkill ordinal over {int(ratings['rounds'].max()):,} rounds: {text}")
+            unit = ratings["rated_by"].iloc[0]
+            lines.append(f"OpenSkill ordinal over {int(ratings['games'].max()):,} {unit}: {text}")
         lines.append("")
     return "\n".join(lines)
 
@@ -143,8 +202,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         switches = dict(parse_switch(s) for s in args.switches)
-        if args.rounds < 1:
-            raise ValueError(f"--rounds must be at least 1, got {args.rounds}")
+        if args.matches is not None:
+            if args.rounds is not None:
+                raise ValueError(
+                    "--matches and --rounds exclude each other (--matches N plays N matches)"
+                )
+            check_count(args.matches, True, "--matches")
+        elif args.rounds is not None:
+            check_count(args.rounds, switches.get("match") is True, "--rounds")
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         if not 0.0 < args.confidence < 1.0:
@@ -158,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             switches=switches,
             mode=args.mode,
             rounds=args.rounds,
+            matches=args.matches,
             seed=args.seed,
             workers=args.workers,
             confidence=args.confidence,
@@ -182,9 +248,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         json.dump(config, f, indent=2)
     print(format_report(result, args.confidence))
     rounds = int((result.agents["rounds"] / result.agents["players"]).sum())
+    played = ""
+    if "matches" in result.agents:
+        matches = (result.agents["matches"] / result.agents["players"]).sum()
+        played = f"{int(matches):,} matches, "
     print(
-        f"{rounds:,} rounds in {elapsed:.1f} s ({rounds / elapsed:,.0f} rounds/s); tables in "
-        f"{out}/ (seats, agents, pairs, ratings: .parquet and .csv)"
+        f"{played}{rounds:,} rounds in {elapsed:.1f} s ({rounds / elapsed:,.0f} rounds/s); "
+        f"tables in {out}/ (seats, agents, pairs, ratings: .parquet and .csv)"
     )
     if replays is not None:
         saved = len(pd.read_csv(os.path.join(replays.folder, "index.csv")))

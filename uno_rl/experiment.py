@@ -1,7 +1,7 @@
 """Run an experiment config: ``python -m uno_rl.experiment experiments/NAME.toml``.
 
 The config (schema: :mod:`uno_rl.eval.config`) names presets and switch grids, player counts,
-agents, rounds and a seed. Each cell of the grid (a rule variant at a player count) is played
+agents, single rounds and/or whole matches, and a seed. Each cell of the grid (a rule variant at a player count) is played
 with duplicate deals by the evaluator (:mod:`uno_rl.eval.run`). Results go to
 ``runs/NAME/<timestamp>/``:
 
@@ -14,7 +14,9 @@ seats.*           the full tidy table: one row per variant, player count, match-
 agents.*          the same per agent over all seats
 pairs.*           paired tests between the agents of each match-up over the same deals
 ratings.*         OpenSkill ratings per cell
-summary.*         win rate of every agent per variant and player count (all its match-ups)
+summary.*         per variant, player count and agent (all its match-ups): rounds won, net
+                  points per round and, for matches, matches won and final score
+                  (:func:`summarize`)
 parts/            each finished cell's tables (what a resumed run keeps)
 (analysis)        what the config's ``analysis`` step writes (``bluff``: :mod:`uno_rl.analysis.study`)
 DONE              written last
@@ -40,6 +42,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
@@ -49,33 +52,115 @@ from uno_rl.core.rules import RulesError
 from .eval.backends import BACKENDS, BackendError, make_executor
 from .eval.config import ANALYSES, ConfigError, ExperimentConfig, load_config
 from .eval.run import Evaluation, default_workers, evaluate_variant, write_atomic
-from .eval.stats import wilson_interval
+from .eval.stats import wilson_interval, z_value
+from .eval.summary import MATCH_COLUMNS
 
 __all__ = ["main", "run_experiment", "summarize"]
 
 TABLES = ("seats", "agents", "pairs", "ratings")
 
 
-def summarize(seats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Win rate of each agent per variant and player count, over all its match-ups and seats."""
+def summarize(agents: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Each agent per variant and player count, over all its match-ups (the ``agents`` table).
+
+    Columns: ``variant``, ``players``, ``agent``; ``rounds``, ``wins``, ``truncated`` (sums)
+    and rounds won per round ``win_rate`` with its interval ``win_low``, ``win_high`` (Wilson;
+    in match cells the match-ups' intervals, taken over matches, combined as for the points);
+    net points per round ``points`` (``points_low``, ``points_high``); under match rules
+    ``matches``, ``match_wins``, ``match_win_rate`` (``match_win_low``, ``match_win_high``:
+    Wilson) and ``final_score`` (``final_score_low``, ``final_score_high``) when any cell
+    played matches (missing in the single-round rows; as in :mod:`uno_rl.eval.summary`). Means are weighted by rounds (by matches for
+    the final score); their intervals combine the match-ups' intervals as independent
+    estimates (different games): ``se = sqrt(sum (w_i se_i)^2)`` with ``w_i`` the weights.
+    """
     keys = ["variant", "players", "agent"]
-    sums = seats.groupby(keys, sort=False)[["rounds", "wins", "truncated"]].sum().reset_index()
+    z = z_value(confidence)
+    frame = agents.assign(
+        _points=agents["points"] * agents["rounds"],
+        _points_var=((agents["points_high"] - agents["points_low"]) / (2 * z) * agents["rounds"])
+        ** 2,
+        _win_var=((agents["win_high"] - agents["win_low"]) / (2 * z) * agents["rounds"]) ** 2,
+    )
+    groups = frame.groupby(keys, sort=False)
+    columns = ["rounds", "wins", "truncated", "_points", "_points_var", "_win_var"]
+    sums = groups[columns].sum().reset_index()
     sums["win_rate"] = sums["wins"] / sums["rounds"]
     sums["win_low"], sums["win_high"] = wilson_interval(sums["wins"], sums["rounds"], confidence)
-    return sums
-
-
-def format_summary(summary: pd.DataFrame) -> str:
-    """Win rates as a variant x agent grid: ``63.9% [63.4, 64.4]``."""
-    cells = summary.assign(
-        text=[
-            f"{r:.1%} [{lo:.1%}, {hi:.1%}]"
-            for r, lo, hi in zip(summary["win_rate"], summary["win_low"], summary["win_high"])
-        ]
+    if "matches" in agents:
+        # Rounds inside a match are not independent: combine the match-ups' intervals (taken
+        # over matches) as for the points, instead of Wilson over all the rounds.
+        in_matches = agents["matches"].notna().groupby([agents[k] for k in keys], sort=False)
+        in_matches = in_matches.any().reset_index(drop=True).to_numpy()
+        half = z * np.sqrt(sums["_win_var"]) / sums["rounds"]
+        low = (sums["win_rate"] - half).clip(lower=0.0)
+        high = (sums["win_rate"] + half).clip(upper=1.0)
+        sums.loc[in_matches, "win_low"] = low[in_matches]
+        sums.loc[in_matches, "win_high"] = high[in_matches]
+    sums["points"] = sums["_points"] / sums["rounds"]
+    half = z * np.sqrt(sums["_points_var"]) / sums["rounds"]
+    sums["points_low"], sums["points_high"] = sums["points"] - half, sums["points"] + half
+    if "matches" not in agents:  # no cell played matches
+        return sums[[c for c in SUMMARY_COLUMNS if c not in MATCH_COLUMNS]]
+    played = agents["matches"].astype("float64")
+    frame = agents.assign(
+        _score=agents["final_score"] * played,
+        _score_var=((agents["final_score_high"] - agents["final_score_low"]) / (2 * z) * played)
+        ** 2,
     )
-    grid = cells.pivot(index=["variant", "players"], columns="agent", values="text")
-    grid = grid.reindex(columns=list(dict.fromkeys(summary["agent"])))
-    return grid.to_string()
+    matches = frame.groupby(keys, sort=False)[["matches", "match_wins", "_score", "_score_var"]]
+    sums = sums.join(matches.sum(min_count=1).reset_index(drop=True))
+    n = sums["matches"].astype("float64")
+    sums["match_win_rate"] = sums["match_wins"].astype("float64") / n
+    sums["match_win_low"], sums["match_win_high"] = wilson_interval(
+        sums["match_wins"].astype("float64"), n.fillna(0), confidence
+    )
+    sums["final_score"] = sums["_score"] / n
+    half = z * np.sqrt(sums["_score_var"]) / n
+    sums["final_score_low"] = sums["final_score"] - half
+    sums["final_score_high"] = sums["final_score"] + half
+    for name in ("matches", "match_wins"):
+        sums[name] = sums[name].astype("Int64")
+    return sums[SUMMARY_COLUMNS]
+
+
+SUMMARY_COLUMNS = [
+    "variant", "players", "agent", "rounds", "wins", "truncated", "win_rate", "win_low",
+    "win_high", "points", "points_low", "points_high", "matches", "match_wins",
+    "match_win_rate", "match_win_low", "match_win_high", "final_score", "final_score_low",
+    "final_score_high",
+]  # fmt: skip
+
+
+def _cells(rate, low, high, fmt: str) -> list[str]:
+    return [
+        "-" if pd.isna(r) else f"{format(r, fmt)} [{format(lo, fmt)}, {format(hi, fmt)}]"
+        for r, lo, hi in zip(rate, low, high)
+    ]
+
+
+def format_summary(summary: pd.DataFrame, confidence: float = 0.95) -> str:
+    """One line per variant, player count (match-up, for an ``agents`` table) and agent:
+    "rounds won" (%), "points/round" (net) and, where the rules are matches, "matches won"
+    (%) and "final score", each with its interval (``63.9% [63.4, 64.4]``)."""
+    keys = [k for k in ("variant", "players", "matchup", "agent") if k in summary]
+    shown = summary[keys].copy()
+    shown["rounds"] = summary["rounds"].map("{:,}".format)
+    shown["rounds won"] = _cells(
+        summary["win_rate"], summary["win_low"], summary["win_high"], ".1%"
+    )
+    shown["points/round"] = _cells(
+        summary["points"], summary["points_low"], summary["points_high"], "+.2f"
+    )
+    if "matches" in summary and summary["matches"].notna().any():
+        shown["matches"] = ["-" if pd.isna(m) else f"{int(m):,}" for m in summary["matches"]]
+        shown["matches won"] = _cells(
+            summary["match_win_rate"], summary["match_win_low"], summary["match_win_high"], ".1%"
+        )
+        shown["final score"] = _cells(
+            summary["final_score"], summary["final_score_low"], summary["final_score_high"], ".1f"
+        )
+    pct = f"{round(confidence * 100)}%"
+    return f"(intervals: {pct})\n" + shown.to_string(index=False)
 
 
 def _same_config(folder: Path, resolved: dict) -> bool:
@@ -186,7 +271,7 @@ def run_experiment(
         }
     )
     merged.save(folder)
-    write_atomic(summarize(merged.seats, config.confidence), str(folder / "summary"))
+    write_atomic(summarize(merged.agents, config.confidence), str(folder / "summary"))
     if config.analysis is not None:
         module, write, _ = ANALYSES[config.analysis]
         log(f"analysis {config.analysis}: {module}.{write}")
@@ -228,6 +313,10 @@ def resolve_config_path(name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # PPO agents run small torch forwards here and in the workers: one math thread per
+    # process (as python -m uno_rl.evaluate), so the processes do not oversubscribe the CPUs.
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     args = build_parser().parse_args(argv)
     start = time.perf_counter()
     try:
@@ -253,7 +342,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         module, _, text = ANALYSES[config.analysis]
         print(getattr(importlib.import_module(module), text)(folder))
     else:
-        print(format_summary(pd.read_parquet(folder / "summary.parquet")))
+        print(format_summary(pd.read_parquet(folder / "summary.parquet"), config.confidence))
+        if config.mode == "cross":  # focal agents: one line per match-up
+            agents = pd.read_parquet(folder / "agents.parquet")
+            focal = {(m.label, m.lineup[0]) for c in config.cells for m in c.matchups}
+            rows = [(m, a) in focal for m, a in zip(agents["matchup"], agents["agent"])]
+            print("\nper match-up, the focal agents:")
+            print(format_summary(agents[rows], config.confidence))
     print(f"done in {time.perf_counter() - start:.0f} s: {folder}")
     return 0
 

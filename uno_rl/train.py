@@ -62,10 +62,11 @@ from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import (
     PolicyNetwork,
+    biased_log_probs_and_entropy,
     feature_columns,
     input_scale,
-    masked_entropy,
-    masked_logits,
+    mask_bias,
+    use_bf16,
 )
 from uno_rl.ppo.rollout import LocalSource, Rollout, RolloutSource, StartedHook
 
@@ -101,6 +102,10 @@ def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, w
             if column in table:
                 table[column] = table[column].str.replace(spec, "ppo", regex=False)
     return result
+
+
+def _rate(wins: int, total: int) -> float:
+    return wins / total if total else float("nan")
 
 
 def initial_weights(config: TrainConfig) -> dict:
@@ -175,7 +180,11 @@ def ppo_update(
     (shuffled with ``generator``); returns the ``losses/`` metrics."""
     size = rollout.size
     b_obs = torch.from_numpy(rollout.obs).to(device)
-    b_mask = torch.from_numpy(rollout.mask).to(device)
+    if network.trunk_bf16:
+        # The trunk reads bfloat16 anyway: cast once, not once per minibatch and epoch (the
+        # same values), and gather half the bytes.
+        b_obs = b_obs.to(torch.bfloat16)
+    b_bias = mask_bias(torch.from_numpy(rollout.mask).to(device))
     b_action = torch.from_numpy(rollout.action).to(device)
     b_logp = torch.from_numpy(rollout.logp).to(device)
     b_value = torch.from_numpy(rollout.value).to(device)
@@ -187,16 +196,16 @@ def ppo_update(
         order = torch.randperm(size, generator=generator).to(device)
         for start in range(0, size, config.minibatch_size):
             mb = order[start : start + config.minibatch_size]
-            logits, new_value = network(b_obs[mb])
-            log_probs = torch.log_softmax(masked_logits(logits, b_mask[mb]), -1)
-            new_logp = log_probs.gather(1, b_action[mb, None]).squeeze(1)
-            entropy = masked_entropy(logits, b_mask[mb]).mean()
-            log_ratio = new_logp - b_logp[mb]
+            logits, new_value = network(b_obs.index_select(0, mb))
+            log_probs, entropies = biased_log_probs_and_entropy(logits, b_bias.index_select(0, mb))
+            new_logp = log_probs.gather(1, b_action.index_select(0, mb)[:, None]).squeeze(1)
+            entropy = entropies.mean()
+            log_ratio = new_logp - b_logp.index_select(0, mb)
             ratio = log_ratio.exp()
             with torch.no_grad():
                 approx_kl = ((ratio - 1) - log_ratio).mean()
                 clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
-            mb_adv = b_adv[mb]
+            mb_adv, mb_value, mb_ret = b_adv[mb], b_value[mb], b_ret[mb]
             if config.norm_adv and mb.numel() > 1:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
             pg_loss = torch.max(
@@ -204,14 +213,12 @@ def ppo_update(
                 -mb_adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef),
             ).mean()
             if config.clip_vloss:
-                clipped = b_value[mb] + torch.clamp(
-                    new_value - b_value[mb], -config.clip_coef, config.clip_coef
+                clipped = mb_value + torch.clamp(
+                    new_value - mb_value, -config.clip_coef, config.clip_coef
                 )
-                v_loss = (
-                    0.5 * torch.max((new_value - b_ret[mb]) ** 2, (clipped - b_ret[mb]) ** 2).mean()
-                )
+                v_loss = 0.5 * torch.max((new_value - mb_ret) ** 2, (clipped - mb_ret) ** 2).mean()
             else:
-                v_loss = 0.5 * ((new_value - b_ret[mb]) ** 2).mean()
+                v_loss = 0.5 * ((new_value - mb_ret) ** 2).mean()
             loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
@@ -249,18 +256,24 @@ def train(
         torch.set_num_threads(config.torch_threads)
     device = pick_device(config.device)
     rules = load_rules(config.preset, players=config.players, **dict(config.switches))
+    if config.objective == "match" and not rules.match:
+        raise TrainConfigError(
+            "objective: 'match' rewards winning matches; the rules play single rounds "
+            "(add switches match=true)"
+        )
     zoo = [make_agent(spec, rules) for spec in config.zoo]
     for spec in config.eval_agents:
         make_agent(spec, rules)
     columns = feature_columns(config.features)
     torch.manual_seed(config.seed)  # network initialisation
     scale = input_scale(config.features)
-    network = PolicyNetwork(len(columns), config.hidden, scale).to(device)
+    bf16 = use_bf16(config.precision, device)
+    network = PolicyNetwork(len(columns), config.hidden, scale, bf16).to(device)
     if config.init_from and not resume:
         network.load_state_dict(initial_weights(config))
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = [
-        PolicyNetwork(len(columns), config.hidden, scale).to(device)
+        PolicyNetwork(len(columns), config.hidden, scale, bf16).to(device)
         for _ in range(config.pool_size)
     ]
     # Minibatch shuffling (and, on the local backend, the learner's action sampling).
@@ -361,12 +374,19 @@ def train(
                 "charts/win_rate_self_and_all": stats.learner_wins / max(stats.learner_rounds, 1),
                 "charts/win_rate_vs_pool": stats.pool_wins / stats.pool_rounds if stats.pool_rounds else float("nan"),
                 "charts/win_rate_vs_zoo": stats.zoo_wins / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
+                "charts/points_per_round_vs_pool": stats.pool_points / stats.pool_rounds if stats.pool_rounds else float("nan"),
+                "charts/points_per_round_vs_zoo": stats.zoo_points / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
                 **losses,
                 "behaviour/draw4_per_round": stats.draw4_plays / max(stats.learner_rounds, 1),
                 "behaviour/bluff_share": stats.bluffs / stats.draw4_plays if stats.draw4_plays else float("nan"),
                 "behaviour/challenges_per_round": stats.challenges / max(stats.learner_rounds, 1),
                 "behaviour/challenge_success": stats.challenges_won / stats.challenges if stats.challenges else float("nan"),
             }  # fmt: skip
+            if rules.match:
+                row["charts/match_win_rate_vs_pool"] = _rate(
+                    stats.pool_match_wins, stats.pool_matches
+                )
+                row["charts/match_win_rate_vs_zoo"] = _rate(stats.zoo_match_wins, stats.zoo_matches)
             last = update + 1 == config.num_updates
             if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
                 save_policy(run / "policy.pt")
@@ -376,6 +396,9 @@ def train(
                 for r in result.agents[result.agents.agent == "ppo"].itertuples():
                     opponent = r.matchup.split(" vs ")[-1]
                     row[f"eval/win_rate_vs_{opponent}"] = r.win_rate
+                    row[f"eval/points_per_round_vs_{opponent}"] = r.points
+                    if rules.match:
+                        row[f"eval/match_win_rate_vs_{opponent}"] = r.match_win_rate
             logger.log(decisions, row)
             if (update + 1) % config.checkpoint_every == 0 or last:
                 checkpoint(update + 1)
@@ -383,6 +406,7 @@ def train(
             bar.set_postfix(
                 dec_s=f"{row['charts/decisions_per_s']:,.0f}",
                 win_zoo=f"{row['charts/win_rate_vs_zoo']:.1%}",
+                pts_zoo=f"{row['charts/points_per_round_vs_zoo']:+.1f}",
                 rounds=f"{rounds:,}",
             )
     except BackendError as error:
@@ -406,6 +430,7 @@ def train(
         "rounds": rounds,
         "seconds": elapsed,
         "worker_restarts": source.restarts,
+        "precision": "bf16" if bf16 else "fp32",
     }
 
 
@@ -432,12 +457,26 @@ def final_report(run: Path, config: TrainConfig, summary: dict) -> str:
         run / "policy.pt", config, config.final_eval_rounds, config.seed + 10**6, default_workers()
     )
     result.save(run / "final_eval")
-    lines = [f"Final evaluation ({config.final_eval_rounds:,} duplicate-deal rounds per opponent):"]
+    return format_final(result, config.final_eval_rounds, "match_win_rate" in result.agents)
+
+
+def format_final(result, count: int, match: bool) -> str:
+    """The final evaluation's lines: rounds won, net points per round and, in matches,
+    matches won and the mean final score, each with its 95% interval."""
+    unit = "matches" if match else "rounds"
+    lines = [f"Final evaluation ({count:,} duplicate-deal {unit} per opponent, 95% intervals):"]
     for r in result.agents[result.agents.agent == "ppo"].itertuples():
-        lines.append(
-            f"  ppo {r.matchup.split(' vs ', 1)[1]:>28}: win rate {r.win_rate:.2%} "
-            f"[{r.win_low:.2%}, {r.win_high:.2%}], points/round {r.points:+.2f}"
+        line = (
+            f"  ppo vs {r.matchup.split(' vs ', 1)[1]}: rounds won {r.win_rate:.2%} "
+            f"[{r.win_low:.2%}, {r.win_high:.2%}], points/round {r.points:+.2f} "
+            f"[{r.points_low:+.2f}, {r.points_high:+.2f}]"
         )
+        if match:
+            line += (
+                f", matches won {r.match_win_rate:.2%} [{r.match_win_low:.2%}, "
+                f"{r.match_win_high:.2%}], final score {r.final_score:.0f}"
+            )
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -492,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{summary['decisions']:,} decisions, {summary['rounds']:,} rounds in "
             f"{summary['seconds']:.0f} s ({summary['decisions'] / max(summary['seconds'], 1e-9):,.0f} "
-            "decisions/s)"
+            f"decisions/s, {summary['precision']} trunk)"
         )
         if summary["worker_restarts"]:
             print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")

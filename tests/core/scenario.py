@@ -286,6 +286,7 @@ def _check_outcome(out: StepOutcome, res: engine.StepResult, where: str) -> None
         "match_over": (out.match_over, bool(res.match_over[0])),
         "winner": (out.winner, int(res.winner[0])),
         "points": (out.points, int(res.points[0])),
+        "net_points": (out.net_points or [0] * len(out.rewards), res.net_points[0].tolist()),
         "decisions": (out.decisions, int(res.decisions[0])),
     }
     if out.round_over:

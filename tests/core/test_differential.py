@@ -211,6 +211,7 @@ def check_outcomes(
         "match_over": np.array([o.match_over for o in outs]),
         "winner": np.array([o.winner for o in outs]),
         "points": np.array([o.points for o in outs]),
+        "net_points": np.array([o.net_points or zeros for o in outs]).reshape(n, p),
         "decisions": np.array([o.decisions for o in outs]),
     }
     for name in _OUTCOME_STATS:

@@ -114,9 +114,14 @@ def check_result(before: State, state: State, result: engine.StepResult) -> None
     assert (result.winner[won] >= 0).all() and (result.winner[~won] == -1).all()
     assert (result.decisions[over] == before.turn[over] + 1).all()
     assert not result.decisions[~over].any() and not result.points[~over].any()
+    net = result.net_points
+    assert net.shape == (state.num_games, p) and net.dtype == np.int32
+    assert not net[~won].any(), "net points only when a round is won"
+    assert not net.sum(axis=1).any(), "net points are zero-sum"
     w = np.flatnonzero(won)
     if w.size:
         winner = result.winner[w].astype(np.int64)
+        assert np.array_equal(net[w, winner], result.points[w])
         assert (rewards[w, winner] >= 0).all()
         if rules.reward == "win-loss":
             assert np.allclose(rewards[w, winner], 1.0)

@@ -32,6 +32,8 @@ def test_subset_steps_match_the_reference(preset, players, overrides):
             assert result.round_over[row] == outcome.round_over
             assert result.winner[row] == outcome.winner
             np.testing.assert_allclose(result.rewards[row], outcome.rewards)
+            net = outcome.net_points or [0] * rules.players
+            np.testing.assert_array_equal(result.net_points[row], net)
         for i, game in enumerate(refs):
             assert states_equal(state, i, game) == [], i
         done = np.flatnonzero(result.match_over if rules.match else result.round_over)

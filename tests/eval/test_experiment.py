@@ -273,3 +273,186 @@ def test_bad_crossed_configs_fail_naming_the_key(tmp_path, change, message):
 def test_quick_needs_a_quick_table(tmp_path):
     with pytest.raises(ConfigError, match=r"quick: this config has no \[quick\] table"):
         load_config(write(tmp_path, TINY), quick=True)
+
+
+ROUNDS_AND_MATCHES = """
+description = "rounds and matches"
+seed = 1
+rounds = 60
+matches = 6
+rating_rounds = 50
+[grid]
+presets = ["official", "kids"]
+players = [2]
+[agents]
+specs = ["color-first", "random-playable"]
+[[focus]]
+presets = ["official"]
+switches = { match = true }
+matches = 8
+"""
+
+
+def test_rounds_and_matches_make_a_cell_each(tmp_path):
+    config = load_config(write(tmp_path, ROUNDS_AND_MATCHES))
+    cells = [(c.variant, c.unit, c.rounds) for c in config.cells]
+    # official: single rounds and matches (focus raises the matches); kids plays matches already
+    assert cells == [
+        ("official", "rounds", 60),
+        ("official+match=true", "matches", 8),
+        ("kids", "matches", 6),
+    ]
+    assert config.cells[1].rules.match and config.cells[1].rules.match_target == 500
+    resolved = config.resolved()
+    assert resolved["matches"] == 6 and resolved["cells"][1]["unit"] == "matches"
+    only = load_config(write(tmp_path, ROUNDS_AND_MATCHES.replace("rounds = 60\n", "")))
+    assert [c.unit for c in only.cells] == ["matches", "matches"]
+
+
+def test_an_experiment_with_matches_reports_the_three_measures(tmp_path, capsys):
+    path = write(tmp_path, ROUNDS_AND_MATCHES)
+    runs = tmp_path / "runs"
+    assert experiment.main([str(path), "--runs-dir", str(runs), "--workers", "1",
+                            "--no-progress"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    for header in ("rounds won", "points/round", "matches won", "final score"):
+        assert header in out
+    (folder,) = (runs / "tiny").iterdir()
+    summary = pd.read_parquet(folder / "summary.parquet").set_index(["variant", "agent"])
+    assert summary.loc[("official", "color-first"), "rounds"] == 60
+    assert pd.isna(summary.loc[("official", "color-first"), "match_win_rate"])
+    matches = summary.loc["official+match=true"]
+    assert (matches["matches"] == 8).all() and matches["match_wins"].sum() == 8
+    assert (matches["rounds"] > 8).all()
+    assert matches["final_score_low"].lt(matches["final_score"]).all()
+    agents = pd.read_parquet(folder / "agents.parquet")
+    assert set(agents["variant"]) == {"official", "official+match=true", "kids"}
+
+
+PARTS = """
+description = "parts"
+rounds = 40
+[grid]
+presets = ["official"]
+players = [2]
+[agents]
+focal = ["color-first"]
+opponents = ["rule", "random-playable"]
+[[part]]
+grid = { players = [2] }
+[[part]]
+grid = { players = [3] }
+matches = 3
+agents = { focal = ["aggressive"], opponents = ["color-first"] }
+"""
+
+
+def test_parts_play_different_agents_at_different_player_counts(tmp_path):
+    config = load_config(write(tmp_path, PARTS))
+    cells = [(c.index, c.variant, c.players, c.unit, [m.label for m in c.matchups])
+             for c in config.cells]  # fmt: skip
+    assert cells == [
+        (0, "official", 2, "rounds", ["color-first vs rule", "color-first vs random-playable"]),
+        (1, "official", 3, "rounds", ["aggressive vs 2 x color-first"]),
+        (2, "official+match=true", 3, "matches", ["aggressive vs 2 x color-first"]),
+    ]
+    assert config.agents == ("color-first", "rule", "random-playable", "aggressive")
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (("matches = 3", "matches = 0"), "part[1].matches: must be an integer [1, 10000000]"),
+        (("matches = 3", "matches = 3\nseed = 1"), "part[1].seed: unknown key"),
+        (('focal = ["aggressive"]', 'focal = ["agressive"]'),
+         "part[1].agents.focal: unknown agent 'agressive'"),
+        (("players = [3]", "players = [11]"), "part[1].grid.players: must be an integer [2, 10]"),
+        (("rounds = 40", "rounds = 40\nmatches = 20000000"), "matches: must be an integer"),
+        (("rounds = 40", ""), "part[0].rounds: is required (or matches, or both)"),
+    ],
+)  # fmt: skip
+def test_bad_parts_and_matches_fail_naming_the_key(tmp_path, change, message):
+    text = PARTS.replace(*change)
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text, "bad.toml"))
+    assert message in str(info.value) and "bad.toml" in str(info.value)
+
+
+def test_a_part_must_be_a_table(tmp_path):
+    text = PARTS[: PARTS.index("[[part]]")].replace("rounds = 40", "rounds = 40\npart = [3]")
+    with pytest.raises(ConfigError, match=r"part: must be a non-empty array of tables"):
+        load_config(write(tmp_path, text, "bad.toml"))
+
+
+@pytest.fixture
+def one_torch_thread():
+    """PPO agents play in this process: one torch thread, as the command line has it (a
+    thread pool fighting for the CPUs with other processes is many times slower)."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_strength_config_and_its_quick_run(tmp_path, capsys, one_torch_thread):
+    root = Path(experiment.__file__).resolve().parents[1] / "experiments"
+    config = load_config(root / "strength.toml")
+    heuristics = ["color-first", "points-dumper", "aggressive", "rule", "random-playable",
+                  "bluffer", "suspicious", "bayes-challenger"]  # fmt: skip
+    shape = [(c.players, c.unit, c.rounds, [m.lineup for m in c.matchups]) for c in config.cells]
+    two = [("ppo-official-2p", h) for h in heuristics]
+    four = [("ppo-official-4p",) + (h,) * 3 for h in ("color-first", "random-playable")]
+    others = ["ppo-bluff-allowed-2p", "ppo-bluff-forbidden-2p", "ppo-official-2p-rounds"]
+    two_more = [(bot, h) for bot in others for h in heuristics]
+    four_more = [(bot,) + (h,) * 3 for bot in ("ppo-official-4p", "ppo-official-4p-rounds")
+                 for h in heuristics]  # fmt: skip
+    assert shape == [
+        (2, "rounds", 200_000, two),
+        (2, "matches", 20_000, two),
+        (4, "rounds", 200_000, four),
+        (4, "matches", 20_000, four),
+        (2, "rounds", 20_000, two_more),
+        (2, "matches", 2_000, two_more),
+        (4, "rounds", 20_000, four_more),
+        (4, "matches", 2_000, four_more),
+    ]
+    assert all(c.rules.match_target == 500 for c in config.cells)
+    runs = tmp_path / "runs"
+    code = experiment.main(["strength", "--quick", "--runs-dir", str(runs), "--workers", "1",
+                            "--no-progress"])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "per match-up, the focal agents:" in out and "ppo-official-4p vs 3 x color-first" in out
+    for header in ("rounds won", "points/round", "matches won", "final score", "99%"):
+        assert header in out
+    (folder,) = (runs / "strength-quick").iterdir()
+    agents = pd.read_parquet(folder / "agents.parquet")
+    focal = agents[agents["agent"].str.startswith("ppo-")]
+    assert len(focal) == 2 * 2 + 2 + 2 and focal["win_rate"].notna().all()
+    assert focal.groupby("variant")["matches"].sum().to_dict()["official+match=true"] > 0
+
+
+def test_summary_takes_round_intervals_over_matches_in_match_cells():
+    from uno_rl.eval.stats import wilson_interval
+    from uno_rl.experiment import summarize
+
+    base = {"players": 2, "agent": "a", "rounds": 1000, "wins": 600, "truncated": 0,
+            "win_rate": 0.6, "points": 3.0, "points_low": 1.0, "points_high": 5.0}  # fmt: skip
+    rounds_row = {**base, "variant": "official", "win_low": 0.569, "win_high": 0.630}
+    match_row = {**base, "variant": "official+match=true", "win_low": 0.50, "win_high": 0.70,
+                 "matches": 60, "match_wins": 40, "match_win_rate": 40 / 60,
+                 "match_win_low": 0.54, "match_win_high": 0.77, "final_score": 450.0,
+                 "final_score_low": 430.0, "final_score_high": 470.0}  # fmt: skip
+    table = pd.DataFrame([rounds_row, match_row, {**match_row}])
+    table["matches"] = table["matches"].astype("Int64")
+    table["match_wins"] = table["match_wins"].astype("Int64")
+    summary = summarize(table).set_index("variant")
+    low, high = wilson_interval(pd.Series([600]), pd.Series([1000]), 0.95)
+    assert summary.loc["official", "win_low"] == pytest.approx(low[0])  # single rounds: Wilson
+    assert summary.loc["official", "win_high"] == pytest.approx(high[0])
+    # Two match-ups of half-width 0.10 each, combined: 0.10 / sqrt(2), far wider than Wilson.
+    match = summary.loc["official+match=true"]
+    assert match["rounds"] == 2000 and match["matches"] == 120
+    assert match["win_high"] - match["win_rate"] == pytest.approx(0.1 / 2**0.5, rel=1e-3)
+    assert match["win_rate"] - match["win_low"] == pytest.approx(0.1 / 2**0.5, rel=1e-3)

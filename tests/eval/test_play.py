@@ -32,27 +32,35 @@ def test_outcomes_are_consistent(players):
     jobs = 200 * players
     assert out.winner.shape == (jobs,) and out.position.shape == (jobs, players)
     np.testing.assert_array_equal(out.position[:players], rotations(players))
-    assert (out.points.sum(axis=1) == 0).all()  # zero-sum
+    assert (out.net_points.sum(axis=1) == 0).all()  # zero-sum
     won = out.winner >= 0
-    assert (out.points[np.flatnonzero(won), out.winner[won]] >= 0).all()
-    assert (out.truncated == ~won).all()
+    assert (out.net_points[np.flatnonzero(won), out.winner[won]] >= 0).all()
+    assert (out.truncated == ~won).all() and (out.truncated_rounds == out.truncated).all()
     assert (out.decisions > 0).all() and (out.rounds == 1).all()
+    np.testing.assert_array_equal(out.round_wins.sum(axis=1), won)
+    np.testing.assert_array_equal(out.round_wins[np.flatnonzero(won), out.winner[won]], 1)
+    np.testing.assert_array_equal(out.penalty, np.maximum(-out.net_points, 0))
+    assert not out.scores.any()
 
 
 def test_same_inputs_same_outcomes():
     _, first = run("rule", "random-playable", deals=100)
     _, again = run("rule", "random-playable", deals=100)
     np.testing.assert_array_equal(first.winner, again.winner)
-    np.testing.assert_array_equal(first.points, again.points)
+    np.testing.assert_array_equal(first.net_points, again.net_points)
     _, other = run("rule", "random-playable", deals=100, seed=5)
-    assert not np.array_equal(first.points, other.points)
+    assert not np.array_equal(first.net_points, other.net_points)
 
 
 def test_match_mode_plays_whole_matches():
     rules, out = run("color-first", "random-playable", preset="kids", deals=60)
     assert (out.rounds >= 3).all()
     winners = out.winner[out.winner >= 0]
-    assert (out.points[np.flatnonzero(out.winner >= 0), winners] == 3).all()
+    assert (out.scores[np.flatnonzero(out.winner >= 0), winners] == 3).all()
+    # kids: a round won is a point of the match score
+    np.testing.assert_array_equal(out.scores, out.round_wins)
+    assert (out.rounds == out.round_wins.sum(axis=1) + out.truncated_rounds).all()
+    assert (out.net_points.sum(axis=1) == 0).all() and not out.truncated.any()
 
 
 class Cheater(Agent):

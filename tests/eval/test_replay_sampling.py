@@ -65,16 +65,18 @@ def test_kept_games_are_the_sampled_ones_and_replay_to_the_evaluators_outcomes(
     sampled = play_sampled_chunk(chunk, sample=sample, picks={0: picks})
     for name in (
         "winner",
-        "points",
+        "net_points",
+        "scores",
+        "round_wins",
         "decisions",
         "truncated",
         "rounds",
     ):  # recording changes nothing
         np.testing.assert_array_equal(getattr(sampled, name), getattr(plain, name))
     kept = {k.job: k for k in sampled.kept}
-    if not chunk.rules.match:  # a match's decisions are of its last round: not comparable
-        order = sorted(range(jobs), key=lambda j: (-int(plain.decisions[j]), j))
-        assert {j for j in kept if "longest" in kept[j].reasons} == set(order[:4])
+    # decisions: of every round of the job (a match's: all its rounds')
+    order = sorted(range(jobs), key=lambda j: (-int(plain.decisions[j]), j))
+    assert {j for j in kept if "longest" in kept[j].reasons} == set(order[:4])
     truncated = np.flatnonzero(plain.truncated)[:2].tolist()
     assert {j for j in kept if "truncated" in kept[j].reasons} == set(truncated)
     assert {j for j in kept if "random" in kept[j].reasons} == set(picks)
@@ -83,11 +85,11 @@ def test_kept_games_are_the_sampled_ones_and_replay_to_the_evaluators_outcomes(
         final = simulate(replay)
         assert outcome_of(final, len(replay.actions)) == replay.outcome
         assert replay.outcome.winner == plain.winner[job]
-        assert replay.outcome.points == tuple(int(x) for x in plain.points[job])
+        points = plain.scores if chunk.rules.match else plain.net_points  # as replays record
+        assert replay.outcome.points == tuple(int(x) for x in points[job])
         assert replay.outcome.truncated == bool(plain.truncated[job])
         assert replay.outcome.rounds == plain.rounds[job]
-        if not chunk.rules.match:
-            assert len(replay.actions) == plain.decisions[job]
+        assert len(replay.actions) == plain.decisions[job]
         seats = tuple(chunk.lineup[int(p)] for p in plain.position[job])
         assert (
             replay.seats == seats

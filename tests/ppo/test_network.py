@@ -51,3 +51,77 @@ def test_masked_entropy_is_the_entropy_of_the_legal_distribution():
     mask[0, [0, 1]] = True
     mask[1, [0, 1, 2, 3]] = True
     torch.testing.assert_close(masked_entropy(logits, mask), torch.log(torch.tensor([2.0, 4.0])))
+
+
+def test_sample_masked_draws_legal_actions_in_proportion():
+    from uno_rl.ppo.network import masked_log_probs, sample_masked
+
+    torch.manual_seed(0)
+    rows = 20_000
+    logits = torch.tensor([[2.0, -1.0, 0.5, 9.0, 0.0]]).repeat(rows, 1)
+    mask = torch.tensor([[True, True, True, False, True]]).repeat(rows, 1)
+    log_probs = masked_log_probs(logits, mask)
+    gen = torch.Generator().manual_seed(1)
+    actions = sample_masked(log_probs, gen)
+    assert actions.dtype == torch.int64 and actions.shape == (rows,)
+    assert mask[torch.arange(rows), actions].all()  # never the illegal favourite
+    counts = torch.bincount(actions, minlength=5).double()
+    expected = log_probs[0].exp().double() * rows
+    legal = mask[0]
+    chi2 = (((counts - expected) ** 2)[legal] / expected[legal]).sum().item()
+    assert chi2 < 16.3  # 3 degrees of freedom, p = 0.001
+    again = sample_masked(log_probs, torch.Generator().manual_seed(1))
+    assert torch.equal(actions, again)  # the generator decides everything
+    single = torch.full((4, 5), torch.finfo(torch.float32).min)
+    single[:, 2] = 0.0  # one legal action: always it, whatever the uniform
+    assert (sample_masked(single, gen) == 2).all()
+
+
+def test_bf16_trunk_pads_batches_and_stays_close_to_fp32():
+    from uno_rl.ppo.network import BF16_ROWS, bf16_supported, use_bf16
+
+    torch.manual_seed(0)
+    scale = input_scale(ALL_FEATURES)
+    exact = PolicyNetwork(OBS_SIZE, [64, 64], scale)
+    fast = PolicyNetwork(OBS_SIZE, [64, 64], scale, trunk_bf16=True)
+    fast.load_state_dict(exact.state_dict())
+    x = torch.randint(0, 3, (BF16_ROWS + 7, OBS_SIZE)).float()  # not a multiple: padded
+    with torch.no_grad():
+        logits, value = fast(x)
+        ref_logits, ref_value = exact(x)
+        row_alone = fast(x[3:4])[0]
+    assert logits.dtype == torch.float32 and logits.shape == (BF16_ROWS + 7, 77)
+    assert value.shape == (BF16_ROWS + 7,)
+    torch.testing.assert_close(logits, ref_logits, atol=0.05, rtol=0.05)
+    torch.testing.assert_close(value, ref_value, atol=0.05, rtol=0.05)
+    torch.testing.assert_close(row_alone, logits[3:4], atol=0.02, rtol=0.02)
+    # Gradients reach every weight through the padded, autocast trunk (float32 grads).
+    sum(out.sum() for out in fast(x)).backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in fast.parameters())
+    assert use_bf16("fp32") is False and use_bf16("bf16") is True
+    assert use_bf16("auto") is bf16_supported() and use_bf16("auto", "cuda") is False
+
+
+def test_the_bias_form_of_the_mask_gives_the_same_distribution_and_gradients():
+    from uno_rl.ppo.network import (
+        biased_log_probs_and_entropy,
+        mask_bias,
+        masked_entropy,
+        masked_log_probs,
+    )
+
+    torch.manual_seed(0)
+    logits = (torch.randn(64, 77) * 3).requires_grad_()
+    mask = torch.rand(64, 77) < 0.2
+    mask[:, 7] = True
+    log_probs, entropy = biased_log_probs_and_entropy(logits, mask_bias(mask))
+    expected = masked_log_probs(logits, mask)
+    torch.testing.assert_close(log_probs[mask], expected[mask])
+    torch.testing.assert_close(entropy, masked_entropy(logits, mask))
+    assert torch.isfinite(log_probs).all() and (log_probs.exp()[~mask] == 0).all()
+    (entropy.sum() + log_probs[mask].sum()).backward()
+    grad = logits.grad.clone()
+    logits.grad = None
+    (masked_entropy(logits, mask).sum() + masked_log_probs(logits, mask)[mask].sum()).backward()
+    torch.testing.assert_close(grad, logits.grad)
+    assert (grad[~mask] == 0).all()  # illegal logits get no gradient

@@ -1,6 +1,7 @@
 """Self-play collection: line-ups, recorded seats, rewards (and the truncation penalty)."""
 
 import numpy as np
+import pytest
 import torch
 
 from uno_rl.agents import make_agent
@@ -44,3 +45,56 @@ def test_self_play_records_every_seat_and_truncation_costs_the_penalty():
     ended = buffer.terminal[: buffer.size]
     assert ended.any()
     np.testing.assert_allclose(buffer.reward[: buffer.size][ended], -0.7)
+
+
+def against_color_first(rules, steps, penalty=0.0, **options):
+    """32 zoo games of a fresh policy against color-first, played ``steps`` engine steps;
+    ``options`` go to :class:`SelfPlay`. Returns ``(play, buffer, stats)``."""
+    cols = feature_columns(ALL_FEATURES)
+    torch.manual_seed(0)
+    net = PolicyNetwork(len(cols), [16], input_scale(ALL_FEATURES))
+    gen = torch.Generator().manual_seed(0)
+    zoo = [make_agent("color-first", rules)]
+    play = SelfPlay(rules, 32, (0.0, 0.0, 1.0), zoo, [], cols, np.random.default_rng(0), gen,
+                    torch.device("cpu"), penalty, **options)  # fmt: skip
+    buffer = TurnBuffer(32 * (steps + 100), len(cols), play.streams)
+    learner = lambda f, m: sample_policy(net, f, m, gen, torch.device("cpu"))  # noqa: E731
+    play.collect(buffer, steps, learner)
+    return play, buffer, play.take_stats()
+
+
+def test_points_reward_is_scaled_and_stats_count_net_points():
+    rules = load_rules("official", reward="points")
+    play, buffer, stats = against_color_first(rules, 150, reward_scale=0.02)
+    ended = buffer.terminal[: buffer.size]
+    rewards = buffer.reward[: buffer.size][ended].astype(np.float64)
+    assert stats.rounds > 0 and rewards.size == stats.learner_rounds
+    # Card points over 0.02: integers again, summing to the learner's net points.
+    np.testing.assert_allclose(rewards / 0.02, np.round(rewards / 0.02), atol=1e-3)
+    assert np.abs(rewards).max() > 0.1  # real card points, not +-1
+    assert round(rewards.sum() / 0.02) == stats.learner_points == stats.zoo_points
+
+
+def test_win_bonus_adds_to_the_points_of_a_round():
+    rules = load_rules("official", reward="points")
+    play, buffer, stats = against_color_first(rules, 150, reward_scale=0.02, win_bonus=0.5)
+    rewards = buffer.reward[: buffer.size][buffer.terminal[: buffer.size]].astype(np.float64)
+    losses = stats.learner_rounds - stats.learner_wins  # no round was truncated this short
+    expected = 0.02 * stats.learner_points + 0.5 * stats.learner_wins - 0.5 * losses
+    assert stats.learner_wins > 0 and rewards.sum() == pytest.approx(expected, abs=1e-3)
+    assert (rewards[rewards > 0] >= 0.5).all()  # every win is worth at least the bonus
+
+
+def test_match_objective_rewards_the_match_only():
+    rules = load_rules("official", match=True, match_target=60)  # short matches
+    play, buffer, stats = against_color_first(rules, 1000, penalty=0.5, objective="match")
+    assert stats.learner_matches > 0 and stats.rounds > stats.learner_matches
+    assert stats.zoo_matches == stats.learner_matches >= stats.zoo_match_wins
+    ended = buffer.terminal[: buffer.size]
+    assert ended.sum() == stats.learner_matches  # one episode per match, not per round
+    # A match ends with +1 or -1 (P = 2); a truncated round inside a match costs 0.5.
+    final = buffer.reward[: buffer.size][ended]
+    assert set(np.round(final, 4)) <= {1.0, -1.0, 0.5, -0.5, -1.5}
+    assert (final > 0).sum() == stats.learner_match_wins
+    with pytest.raises(ValueError, match="match rules"):
+        against_color_first(load_rules("official"), 1, objective="match")

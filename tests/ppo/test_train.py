@@ -120,6 +120,10 @@ def test_a_killed_run_resumes_exactly(tmp_path):
         (["--address", "10.0.0.1:6379"], "address: only for backend = 'ray'"),
         (["--backend", "ray", "--workers", "33"], "each rollout actor plays at least one game"),
         (["--backend", "ray", "--worker-retries", "-1"], "worker_retries: must be in [0, 100]"),
+        (["--objective", "match"], "objective: 'match' rewards winning matches"),
+        (["--objective", "points"], "objective: must be one of rules, match"),
+        (["--precision", "fp8"], "precision: must be one of auto, bf16, fp32"),
+        (["--reward-scale", "-1"], "reward_scale: must be in [0, 100]"),
     ],
 )
 def test_bad_settings_fail_before_training(tmp_path, capsys, argv, message):
@@ -238,3 +242,34 @@ def test_init_from_a_checkpoint(tmp_path, capsys):
     assert train.main(bigger) == 2
     assert "init_from" in capsys.readouterr().err
     assert not (runs / "third").exists()
+
+
+def test_a_match_run_trains_on_points_and_reports_rounds_points_and_matches(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    args = [*TINY, "--switches", "match=true,match_target=100,reward=points",
+            "--zoo", "color-first", "--eval-agents", "color-first", "--eval-rounds", "20",
+            "--final-eval-rounds", "20", "--precision", "fp32"]  # fmt: skip
+    assert train.main([*args, "--runs-dir", str(runs), "--name", "m"]) == 0
+    out = capsys.readouterr().out
+    assert "20 duplicate-deal matches per opponent" in out
+    assert "rounds won" in out and "points/round" in out and "matches won" in out
+    lines = (run_dir(runs, "m") / "metrics.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    for key in ("charts/points_per_round_vs_zoo", "charts/match_win_rate_vs_zoo",
+                "eval/points_per_round_vs_color-first", "eval/match_win_rate_vs_color-first"):  # fmt: skip
+        assert key in header, key
+    config = json.loads((run_dir(runs, "m") / "config.json").read_text())
+    assert config["reward_scale"] == 0.0  # automatic
+    assert TrainConfig(**config).training_reward_scale("points") == 1 / 50
+    assert TrainConfig(**config).training_reward_scale("win-loss") == 1.0
+
+
+def test_same_seed_same_run_in_bf16(tmp_path):
+    """The bfloat16 trunk is deterministic too: two runs of one seed end with equal weights."""
+    args = [*TINY, "--eval-every", "0", "--final-eval-rounds", "0", "--precision", "bf16"]
+    for name in ("a", "b"):
+        assert train.main([*args, "--runs-dir", str(tmp_path), "--name", name]) == 0
+    a = load_checkpoint(run_dir(tmp_path, "a") / "checkpoint.pt")
+    b = load_checkpoint(run_dir(tmp_path, "b") / "checkpoint.pt")
+    for key in a["model"]:
+        assert torch.equal(a["model"][key], b["model"][key]), key

@@ -125,6 +125,9 @@ class StepResult:
         match_over: (N,) bool: a match ended (match mode only).
         winner: (N,) int8: winning seat of the round that ended, -1 otherwise.
         points: (N,) int32: card points left in the losers' hands at the end of the round.
+        net_points: (N, P) int32: zero-sum net points of the round that ended, whatever
+            ``rules.reward`` says: the winner gets the card points left in the other hands,
+            each loser minus its own; 0 where no round was won (truncated, or still going).
         decisions: (N,) int32: decisions the round took.
         draw4_plays, bluffs, challenges, challenges_won, draw4_challenged, bluffs_caught:
             (N, P) int16 per-seat counts over the round that ended (:data:`STAT_NAMES`).
@@ -136,6 +139,7 @@ class StepResult:
     match_over: np.ndarray
     winner: np.ndarray
     points: np.ndarray
+    net_points: np.ndarray
     decisions: np.ndarray
     draw4_plays: np.ndarray
     bluffs: np.ndarray
@@ -1024,7 +1028,8 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         s.truncated[late] = True
         s.phase[late] = OVER
         over |= timeout
-    counts = np.zeros((2, k), np.int32)  # one allocation per dtype: this runs every step
+    ints = np.zeros(k * (2 + p), np.int32)  # one allocation per dtype: this runs every step
+    counts = ints[: 2 * k].reshape(2, k)
     stats = np.zeros((len(STAT_NAMES), k, p), np.int16)
     result = StepResult(
         rewards=np.zeros((k, p), np.float32),
@@ -1033,6 +1038,7 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         match_over=np.zeros(k, bool),
         winner=np.full(k, -1, np.int8),
         points=counts[0],
+        net_points=ints[2 * k :].reshape(k, p),
         decisions=counts[1],
         **{name: stats[i] for i, name in enumerate(STAT_NAMES)},
     )
@@ -1051,11 +1057,12 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         total = points.sum(axis=1)
         result.points[won_rows] = total
         is_winner = np.arange(p)[None, :] == w[:, None]
+        net = np.where(is_winner, total[:, None], -points)
+        result.net_points[won_rows] = net
         if rules.reward == "win-loss":
-            rewards = np.where(is_winner, 1.0, -1.0 / (p - 1))
+            result.rewards[won_rows] = np.where(is_winner, 1.0, -1.0 / (p - 1))
         else:
-            rewards = np.where(is_winner, total[:, None], -points)
-        result.rewards[won_rows] = rewards
+            result.rewards[won_rows] = net
         if rules.scoring == "winner-takes":
             s.scores[won, w] += total
         elif rules.scoring == "losers-add":

@@ -82,6 +82,7 @@ class StepOutcome:
     match_over: bool = False
     winner: int = -1
     points: int = 0
+    net_points: list[int] | None = None
     decisions: int = 0
     draw4_plays: list[int] | None = None
     bluffs: list[int] | None = None
@@ -535,6 +536,7 @@ class ReferenceGame:
             ]
             total = sum(points)
             outcome.points = total
+            outcome.net_points = [total if s == self.winner else -points[s] for s in range(p)]
             for s in range(p):
                 if rules.reward == "win-loss":
                     outcome.rewards[s] = 1.0 if s == self.winner else -1.0 / (p - 1)

@@ -4,7 +4,8 @@ An experiment config (``experiments/NAME.toml``)::
 
     description = "what the experiment asks"
     seed = 0                 # optional, default 0
-    rounds = 10000           # rounds per match-up and cell (required)
+    rounds = 10000           # single rounds per match-up and cell
+    matches = 1000           # and/or: whole matches per match-up and cell (match = true)
     workers = 2              # optional, default: every CPU
     confidence = 0.95        # optional
     rating_rounds = 20000    # optional: rounds fed to the OpenSkill ratings per cell
@@ -27,12 +28,30 @@ An experiment config (``experiments/NAME.toml``)::
     presets = ["official"]            # a cell matches when every key given matches
     players = [2, 4]
     switches = {caught_bluffer = "draws-4"}
-    rounds = 200000
+    rounds = 200000                   # rounds and/or matches
+    matches = 20000
+
+    [[part]]                          # optional, repeatable: a part of the experiment; its
+    grid = { players = [4] }          # keys (rounds, matches, grid, agents, focus) replace the
+    agents = { specs = ["rule", "color-first"] }  # top-level ones (tables key by key)
 
     [quick]                           # optional: what --quick replaces (any keys above)
     rounds = 2000
 
-A cell is one (preset, switch combination, player count). Everything is checked before any
+A cell is one (preset, switch combination, player count) played in single rounds (``rounds``
+per match-up) or as whole matches (``matches`` per match-up: ``match = true`` on top of the
+preset, which keeps its ``match_target`` and ``scoring``; the variant label gets
+``+match=true``). At least one of ``rounds`` and ``matches`` is required; with both, every grid
+point makes two cells, the rounds cell first. A preset (or switch) that already plays matches
+(``kids``) makes one cell whose count is ``matches`` if given, else ``rounds`` (then counting
+matches). A ``[[focus]]`` entry's ``rounds`` raise the rounds cells it matches, its
+``matches`` the matches cells (a focus may match ``switches = {match = true}``).
+
+Without ``[[part]]`` the top-level keys make the cells; with parts, each part merged over the
+top-level keys makes its cells, in order (different agents at different player counts, say);
+a bad key in a part is named ``part[i].key``.
+
+Everything is checked before any
 game is played: unknown keys, unknown presets, agents or parameters, impossible values (a
 ``table`` needing as many agents as players, a switch the rules reject) raise
 :class:`ConfigError` naming the key.
@@ -50,18 +69,20 @@ from typing import Any
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core.rules import Rules, RulesError, load_rules, read_preset
 
-from .run import variant_label
+from .run import MAX_MATCHES, MAX_ROUNDS, variant_label
 from .tournament import MODES, Matchup, cross_matchups, make_matchups
 
 __all__ = ["ANALYSES", "Cell", "ConfigError", "ExperimentConfig", "load_config"]
 
 _TOP = {
-    "description", "seed", "rounds", "workers", "confidence", "rating_rounds", "grid", "agents",
-    "focus", "analysis", "quick",
+    "description", "seed", "rounds", "matches", "workers", "confidence", "rating_rounds", "grid",
+    "agents", "focus", "analysis", "quick", "part",
 }  # fmt: skip
+#: What a ``[[part]]`` may set (over the top-level keys).
+_PART = {"description", "rounds", "matches", "grid", "agents", "focus"}
 _GRID = {"presets", "players", "switches"}
 _AGENTS = {"specs", "mode", "focal", "opponents"}
-_FOCUS = {"presets", "players", "switches", "rounds"}
+_FOCUS = {"presets", "players", "switches", "rounds", "matches"}
 #: Post-processing steps a config may name: the module, its function that writes the outputs
 #: into the run folder, and its function that returns their summary as text.
 ANALYSES = {"bluff": ("uno_rl.analysis.study", "write_bluff_study", "study_summary")}
@@ -80,7 +101,13 @@ class Cell:
     switches: tuple[tuple[str, Any], ...]
     rules: Rules
     matchups: tuple[Matchup, ...]
+    #: rounds per match-up, or matches when ``rules.match`` (see :attr:`unit`)
     rounds: int
+
+    @property
+    def unit(self) -> str:
+        """What :attr:`rounds` counts: ``rounds``, or ``matches`` under match rules."""
+        return "matches" if self.rules.match else "rounds"
 
     @property
     def variant(self) -> str:
@@ -110,6 +137,7 @@ class ExperimentConfig:
     mode: str | None
     cells: tuple[Cell, ...]
     analysis: str | None = None
+    matches: int | None = None
 
     def resolved(self) -> dict[str, Any]:
         """Everything that determines the results, as plain data (logged beside them)."""
@@ -118,6 +146,7 @@ class ExperimentConfig:
             "description": self.description,
             "seed": self.seed,
             "rounds": self.rounds,
+            "matches": self.matches,
             "confidence": self.confidence,
             "rating_rounds": self.rating_rounds,
             "agents": list(self.agents),
@@ -129,6 +158,7 @@ class ExperimentConfig:
                     "variant": c.variant,
                     "players": c.players,
                     "rounds": c.rounds,
+                    "unit": c.unit,
                     "rules": c.rules.to_dict(),
                     "matchups": [list(m.lineup) for m in c.matchups],
                 }
@@ -184,14 +214,10 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
     if quick:
         data = _apply_quick(path, data)
         name += "-quick"
-    for required in ("rounds", "grid", "agents"):
-        if required not in data:
-            raise _fail(path, required, "is required")
     description = data.get("description", "")
     if not isinstance(description, str):
         raise _fail(path, "description", "must be a string")
     seed = _int(path, "seed", data.get("seed", 0), 0)
-    rounds = _int(path, "rounds", data["rounds"], 1, 100_000_000)
     workers = data.get("workers")
     if workers is not None:
         workers = _int(path, "workers", workers, 1, 1024)
@@ -203,44 +229,113 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
     if analysis is not None and analysis not in ANALYSES:
         raise _fail(path, "analysis", f"must be one of {', '.join(ANALYSES)}, got {analysis!r}")
 
+    parts = data.get("part")
+    if parts is None:
+        sections = [("", data)]
+    else:
+        if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
+            raise _fail(path, "part", "must be a non-empty array of tables ([[part]])")
+        sections = []
+        for i, part in enumerate(parts):
+            _check_keys(path, f"part[{i}]", part, _PART)
+            sections.append((f"part[{i}].", _merged(data, part)))
+    cells: list[Cell] = []
+    specs: list[str] = []
+    modes = []
+    for pre, section in sections:
+        part_cells, part_specs, mode = _section_cells(path, pre, section, len(cells))
+        cells += part_cells
+        specs += part_specs
+        modes.append(mode)
+    grid = data.get("grid", {}) if isinstance(data.get("grid"), dict) else {}
+    players = sorted({c.players for c in cells})
+    return ExperimentConfig(
+        name=name,
+        path=path,
+        description=description,
+        seed=seed,
+        rounds=data.get("rounds"),
+        workers=workers,
+        confidence=float(confidence),
+        rating_rounds=rating_rounds,
+        presets=tuple(dict.fromkeys(c.preset for c in cells)),
+        players=tuple(players),
+        switches=tuple((n, tuple(v)) for n, v in grid.get("switches", {}).items()),
+        agents=tuple(dict.fromkeys(specs)),
+        mode=modes[0] if len(set(modes)) == 1 else None,
+        cells=tuple(cells),
+        analysis=analysis,
+        matches=data.get("matches"),
+    )
+
+
+def _merged(data: dict, part: dict) -> dict:
+    """``data`` with ``part``'s keys applied (tables merged one level deep, as ``[quick]``)."""
+    merged = {k: v for k, v in data.items() if k not in ("part", "quick")}
+    for key, value in part.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _section_cells(
+    path: str, pre: str, data: dict, first: int
+) -> tuple[list[Cell], list[str], str | None]:
+    """The cells of one section (the whole config, or one ``[[part]]`` merged over it), their
+    agent specs and mode; ``pre`` prefixes the keys its errors name; cells count from
+    ``first``."""
+    if "rounds" not in data and "matches" not in data:
+        raise _fail(path, f"{pre}rounds", "is required (or matches, or both)")
+    rounds = data.get("rounds")
+    if rounds is not None:
+        rounds = _int(path, f"{pre}rounds", rounds, 1, MAX_ROUNDS)
+    matches = data.get("matches")
+    if matches is not None:
+        matches = _int(path, f"{pre}matches", matches, 1, MAX_MATCHES)
+    for required in ("grid", "agents"):
+        if required not in data:
+            raise _fail(path, f"{pre}{required}", "is required")
     grid = data["grid"]
     if not isinstance(grid, dict):
-        raise _fail(path, "grid", "must be a table")
-    _check_keys(path, "grid", grid, _GRID)
+        raise _fail(path, f"{pre}grid", "must be a table")
+    _check_keys(path, f"{pre}grid", grid, _GRID)
     for required in ("presets", "players"):
         if required not in grid:
-            raise _fail(path, f"grid.{required}", "is required")
-    presets = _list(path, "grid.presets", grid["presets"])
+            raise _fail(path, f"{pre}grid.{required}", "is required")
+    presets = _list(path, f"{pre}grid.presets", grid["presets"])
     players = [
-        _int(path, "grid.players", p, 2, 10) for p in _list(path, "grid.players", grid["players"])
+        _int(path, f"{pre}grid.players", p, 2, 10)
+        for p in _list(path, f"{pre}grid.players", grid["players"])
     ]
     switch_table = grid.get("switches", {})
     if not isinstance(switch_table, dict):
-        raise _fail(path, "grid.switches", "must be a table of key = [values]")
+        raise _fail(path, f"{pre}grid.switches", "must be a table of key = [values]")
     switch_names = list(switch_table)
     for switch in switch_names:
-        _list(path, f"grid.switches.{switch}", switch_table[switch])
+        _list(path, f"{pre}grid.switches.{switch}", switch_table[switch])
         if switch == "players":
-            raise _fail(path, "grid.switches.players", "use grid.players for player counts")
+            raise _fail(path, f"{pre}grid.switches.players", "use grid.players for player counts")
 
-    specs, mode, lineups = _agents(path, data["agents"])
-    focus = _focus(path, data.get("focus", []))
+    specs, mode, lineups = _agents(path, data["agents"], pre)
+    focus = _focus(path, data.get("focus", []), pre)
 
     cells = []
     for preset in presets:
         if not isinstance(preset, str):
-            raise _fail(path, "grid.presets", f"must hold preset names, got {preset!r}")
+            raise _fail(path, f"{pre}grid.presets", f"must hold preset names, got {preset!r}")
         for values in itertools.product(*(switch_table[n] for n in switch_names)):
             switches = tuple(zip(switch_names, values))
             for p in players:
                 try:
                     read_preset(preset)
                 except RulesError as error:
-                    raise _fail(path, "grid.presets", str(error)) from None
+                    raise _fail(path, f"{pre}grid.presets", str(error)) from None
                 try:
                     rules = load_rules(preset, **dict(switches), players=p)
                 except RulesError as error:
-                    raise _fail(path, "grid.switches", str(error)) from None
+                    raise _fail(path, f"{pre}grid.switches", str(error)) from None
                 for spec in dict.fromkeys(specs):
                     try:
                         make_agent(spec, rules)
@@ -248,31 +343,35 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
                         key = "agents.specs"
                         if lineups is not None:
                             key = "agents.focal" if spec in lineups[0] else "agents.opponents"
-                        raise _fail(path, key, str(error)) from None
-                matchups = _cell_matchups(path, specs, mode, lineups, p)
-                cell_rounds = max(
-                    [rounds] + [f["rounds"] for f in focus if _matches(f, preset, rules)]
-                )
-                cells.append(
-                    Cell(len(cells), preset, switches, rules, tuple(matchups), cell_rounds)
-                )
-    return ExperimentConfig(
-        name=name,
-        path=path,
-        description=description,
-        seed=seed,
-        rounds=rounds,
-        workers=workers,
-        confidence=float(confidence),
-        rating_rounds=rating_rounds,
-        presets=tuple(presets),
-        players=tuple(players),
-        switches=tuple((n, tuple(switch_table[n])) for n in switch_names),
-        agents=tuple(specs),
-        mode=mode,
-        cells=tuple(cells),
-        analysis=analysis,
-    )
+                        raise _fail(path, pre + key, str(error)) from None
+                matchups = tuple(_cell_matchups(path, specs, mode, lineups, p, pre))
+                for cell_switches, cell_rules, count, unit in _plays(
+                    switches, rules, rounds, matches
+                ):
+                    cell_count = max(
+                        [count]
+                        + [f[unit] for f in focus if unit in f and _matches(f, preset, cell_rules)]
+                    )
+                    index = first + len(cells)
+                    cells.append(
+                        Cell(index, preset, cell_switches, cell_rules, matchups, cell_count)
+                    )
+    return cells, specs, mode
+
+
+def _plays(switches, rules: Rules, rounds: int | None, matches: int | None):
+    """(switches, rules, count, focus key) of the cells one grid point makes: single rounds
+    (``rounds``) and whole matches (``matches``, ``match = true`` added); rules that already
+    play matches make one cell of ``matches`` (or else ``rounds``) matches."""
+    if rules.match:
+        count = matches if matches is not None else rounds
+        return [(switches, rules, count, "matches" if matches is not None else "rounds")]
+    out = []
+    if rounds is not None:
+        out.append((switches, rules, rounds, "rounds"))
+    if matches is not None:
+        out.append((switches + (("match", True),), rules.replace(match=True), matches, "matches"))
+    return out
 
 
 def _apply_quick(path: str, data: dict) -> dict:
@@ -292,29 +391,33 @@ def _apply_quick(path: str, data: dict) -> dict:
     return merged
 
 
-def _agents(path: str, table: Any) -> tuple[list[str], str | None, tuple[list, list] | None]:
+def _agents(
+    path: str, table: Any, pre: str = ""
+) -> tuple[list[str], str | None, tuple[list, list] | None]:
     """(every spec, mode, (focal, opponents) or None) of the ``[agents]`` table."""
     if not isinstance(table, dict):
-        raise _fail(path, "agents", "must be a table")
-    _check_keys(path, "agents", table, _AGENTS)
+        raise _fail(path, f"{pre}agents", "must be a table")
+    _check_keys(path, f"{pre}agents", table, _AGENTS)
     mode = table.get("mode")
     crossed = "focal" in table or "opponents" in table
     if crossed:
         for key in ("focal", "opponents"):
             if key not in table:
-                raise _fail(path, f"agents.{key}", "is required with agents.focal/opponents")
+                raise _fail(path, f"{pre}agents.{key}", "is required with agents.focal/opponents")
         if "specs" in table:
-            raise _fail(path, "agents.specs", "give either specs or focal and opponents")
+            raise _fail(path, f"{pre}agents.specs", "give either specs or focal and opponents")
         if mode is not None and mode != "cross":
-            raise _fail(path, "agents.mode", f"must be 'cross' with focal/opponents, got {mode!r}")
-        focal = _specs(path, "agents.focal", table["focal"], distinct=True)
-        opponents = _specs(path, "agents.opponents", table["opponents"], distinct=True)
+            raise _fail(
+                path, f"{pre}agents.mode", f"must be 'cross' with focal/opponents, got {mode!r}"
+            )
+        focal = _specs(path, f"{pre}agents.focal", table["focal"], distinct=True)
+        opponents = _specs(path, f"{pre}agents.opponents", table["opponents"], distinct=True)
         return list(dict.fromkeys(focal + opponents)), "cross", (focal, opponents)
     if "specs" not in table:
-        raise _fail(path, "agents.specs", "is required")
-    specs = _specs(path, "agents.specs", table["specs"])
+        raise _fail(path, f"{pre}agents.specs", "is required")
+    specs = _specs(path, f"{pre}agents.specs", table["specs"])
     if mode is not None and mode not in MODES:
-        raise _fail(path, "agents.mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+        raise _fail(path, f"{pre}agents.mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
     return specs, mode, None
 
 
@@ -327,7 +430,7 @@ def _specs(path: str, key: str, value: Any, distinct: bool = False) -> list[str]
     return specs
 
 
-def _cell_matchups(path, specs, mode, lineups, players) -> list[Matchup]:
+def _cell_matchups(path, specs, mode, lineups, players, pre: str = "") -> list[Matchup]:
     if lineups is not None:
         focal, opponents = lineups
         return cross_matchups(focal, opponents, players)
@@ -335,19 +438,22 @@ def _cell_matchups(path, specs, mode, lineups, players) -> list[Matchup]:
     try:
         return make_matchups(specs, players, cell_mode)
     except ValueError as error:
-        raise _fail(path, "agents.mode", f"{error} (players = {players})") from None
+        raise _fail(path, f"{pre}agents.mode", f"{error} (players = {players})") from None
 
 
-def _focus(path: str, value: Any) -> list[dict]:
+def _focus(path: str, value: Any, pre: str = "") -> list[dict]:
     """The ``[[focus]]`` entries, validated."""
     if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
-        raise _fail(path, "focus", "must be an array of tables ([[focus]])")
+        raise _fail(path, f"{pre}focus", "must be an array of tables ([[focus]])")
     for i, entry in enumerate(value):
-        where = f"focus[{i}]"
+        where = f"{pre}focus[{i}]"
         _check_keys(path, where, entry, _FOCUS)
-        if "rounds" not in entry:
-            raise _fail(path, f"{where}.rounds", "is required")
-        _int(path, f"{where}.rounds", entry["rounds"], 1, 100_000_000)
+        if "rounds" not in entry and "matches" not in entry:
+            raise _fail(path, f"{where}.rounds", "is required (or matches, or both)")
+        if "rounds" in entry:
+            _int(path, f"{where}.rounds", entry["rounds"], 1, MAX_ROUNDS)
+        if "matches" in entry:
+            _int(path, f"{where}.matches", entry["matches"], 1, MAX_MATCHES)
         for key in ("presets", "players"):
             if key in entry:
                 _list(path, f"{where}.{key}", entry[key])

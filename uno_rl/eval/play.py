@@ -4,7 +4,10 @@ A *job* is one deal played with one seating: job ``j`` plays deal ``j // R`` wit
 ``j % R`` of the line-up (seat ``s`` gets line-up position ``rotations[r, s]``). Up to
 ``slots`` jobs run in lockstep on one batched core state; a finished job's slot takes the next
 job at once. Each step, every game's acting seat is played by its agent, one batched call per
-agent (a loop over agents, never over games). Under ``match=true`` a job is a whole match.
+agent (a loop over agents, never over games). Under ``match=true`` a job is a whole match:
+its rounds follow each other in the slot (the engine deals round ``k + 1`` from round ``k``'s
+seed, so every seating of a deal sees the same sequence of deals: duplicate deals at the match
+level), and every round's result is added to the job as it ends.
 
 :func:`play_jobs` returns one :class:`Outcomes` row per job, in job order. Everything is a
 function of the deal seeds and the generator: the same inputs give the same outcomes.
@@ -27,15 +30,12 @@ import numpy as np
 from uno_rl.agents.base import Agent
 from uno_rl.core import engine
 from uno_rl.core.actions import action_name
-from uno_rl.core.cards import KIND_POINTS
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import STAT_NAMES, State
 
 __all__ = ["IllegalActionError", "Outcomes", "Recorder", "play_jobs", "rotations"]
-
-_POINTS = KIND_POINTS.astype(np.int32)
 
 
 class IllegalActionError(ValueError):
@@ -73,29 +73,49 @@ def rotations(players: int) -> np.ndarray:
     return (seats[None, :] + seats[:, None]) % players
 
 
+#: (J, P) int32 per-seat sums of :class:`Outcomes` over the rounds of a job.
+_SEAT_SUMS = ("round_wins", "net_points", "penalty")
+
+
 @dataclasses.dataclass
 class Outcomes:
     """Per-job results (J jobs, P seats), in job order.
 
+    A job is one round, or one whole match under ``rules.match``. The per-round measures
+    (``round_wins``, ``net_points``, ``penalty``, the counts) are summed over every round of
+    the job, so dividing by ``rounds`` gives per-round means in both cases.
+
     Attributes:
         position: (J, P) int8: line-up position seated in each seat.
-        winner: (J,) int8: winning seat (-1: truncated, a draw).
-        truncated: (J,) bool.
-        decisions: (J,) int32: decisions of the round (of the last round, in a match).
-        rounds: (J,) int32: rounds played (1, or a match's rounds).
-        points: (J, P) int32: the zero-sum points of each seat: the winner scores the card
-            points left in the other hands, each loser minus their own (0 when truncated). In a
-            match: the final match scores.
+        winner: (J,) int8: winning seat of the job: of the round, or of the match under match
+            rules (-1: a truncated round, a draw; a match always ends with a winner).
+        truncated: (J,) bool: the job is a round cut at ``max_turns`` (never for a match).
+        rounds: (J,) int32: rounds played (1, or the rounds of the match).
+        truncated_rounds: (J,) int32: of those, rounds cut at ``max_turns`` (no winner).
+        decisions: (J,) int32: decisions taken, summed over the job's rounds.
+        round_wins: (J, P) int32: rounds each seat won.
+        net_points: (J, P) int32: zero-sum net points summed over the job's rounds: each
+            round's winner gets the card points left in the other hands, each loser minus its
+            own (0 for a truncated round); each row sums to 0.
+        penalty: (J, P) int32: card points left in the seat's own hand at the end of the rounds
+            it lost, summed (the ``losers-add`` school's count; 0 for won or truncated rounds).
+        scores: (J, P) int32: final match scores under match rules (the rules' ``scoring``
+            school), zeros otherwise.
         draw4_plays, bluffs, challenges, challenges_won, draw4_challenged, bluffs_caught:
-            (J, P) int16 per-seat counts (:data:`~uno_rl.core.state.STAT_NAMES`).
+            (J, P) int16 per-seat counts summed over the job's rounds
+            (:data:`~uno_rl.core.state.STAT_NAMES`).
     """
 
     position: np.ndarray
     winner: np.ndarray
     truncated: np.ndarray
-    decisions: np.ndarray
     rounds: np.ndarray
-    points: np.ndarray
+    truncated_rounds: np.ndarray
+    decisions: np.ndarray
+    round_wins: np.ndarray
+    net_points: np.ndarray
+    penalty: np.ndarray
+    scores: np.ndarray
     draw4_plays: np.ndarray
     bluffs: np.ndarray
     challenges: np.ndarray
@@ -105,13 +125,16 @@ class Outcomes:
 
     @classmethod
     def empty(cls, jobs: int, players: int) -> Outcomes:
+        seats = {name: np.zeros((jobs, players), np.int32) for name in _SEAT_SUMS}
         return cls(
             position=np.zeros((jobs, players), np.int8),
             winner=np.full(jobs, -1, np.int8),
             truncated=np.zeros(jobs, bool),
+            rounds=np.zeros(jobs, np.int32),
+            truncated_rounds=np.zeros(jobs, np.int32),
             decisions=np.zeros(jobs, np.int32),
-            rounds=np.ones(jobs, np.int32),
-            points=np.zeros((jobs, players), np.int32),
+            scores=np.zeros((jobs, players), np.int32),
+            **seats,
             **{name: np.zeros((jobs, players), np.int16) for name in STAT_NAMES},
         )
 
@@ -223,8 +246,11 @@ def play_jobs(
         if observer is not None:
             observer(state, live, masks, position[live])
         result = engine.step(state, actions, games=None if full else live, validate=False)
-        over = result.match_over if rules.match else result.round_over
-        done = np.flatnonzero(over)
+        ended = np.flatnonzero(result.round_over)
+        if not ended.size:
+            continue
+        _add_rounds(out, slot_job[live[ended]], result, ended)
+        done = ended[result.match_over[ended]] if rules.match else ended
         if not done.size:
             continue
         games = live[done]
@@ -280,22 +306,26 @@ def _check_legal(agents, acting_position, masks, actions, live, state) -> None:
     raise error
 
 
+def _add_rounds(out: Outcomes, jobs, result, rows) -> None:
+    """Add the rounds that just ended (result rows ``rows``) to their (distinct) ``jobs``."""
+    out.rounds[jobs] += 1
+    out.truncated_rounds[jobs] += result.truncated[rows]
+    out.decisions[jobs] += result.decisions[rows]
+    winner = result.winner[rows].astype(np.int64)
+    won = winner >= 0
+    out.round_wins[jobs[won], winner[won]] += 1
+    net = result.net_points[rows]
+    out.net_points[jobs] += net
+    out.penalty[jobs] += np.maximum(-net, 0)
+    for name in STAT_NAMES:
+        getattr(out, name)[jobs] += getattr(result, name)[rows]
+
+
 def _record(out, jobs, state, games, result, rows, rules) -> None:
-    """Store the finished jobs' outcomes (state rows ``games``, result rows ``rows``)."""
-    truncated = result.truncated[rows] if not rules.match else np.zeros(rows.size, bool)
-    out.truncated[jobs] = truncated
-    out.decisions[jobs] = result.decisions[rows]
+    """Store how the finished jobs ended (state rows ``games``, result rows ``rows``)."""
     if rules.match:
         out.winner[jobs] = engine.match_winner(state.take(games))
-        out.rounds[jobs] = state.round_index[games] + 1
-        out.points[jobs] = state.scores[games]
+        out.scores[jobs] = state.scores[games]
     else:
-        winner = result.winner[rows].astype(np.int64)
-        out.winner[jobs] = winner
-        left = (state.hands[games].astype(np.int32) * _POINTS).sum(axis=2)  # (k, P)
-        won = winner >= 0
-        seat_is_winner = np.arange(rules.players)[None, :] == winner[:, None]
-        points = np.where(seat_is_winner, left.sum(axis=1, keepdims=True), -left)
-        out.points[jobs] = np.where(won[:, None], points, 0)
-    for name in STAT_NAMES:
-        getattr(out, name)[jobs] = getattr(result, name)[rows]
+        out.winner[jobs] = result.winner[rows]
+        out.truncated[jobs] = result.truncated[rows]

@@ -28,12 +28,46 @@ from .tournament import (
 )
 
 __all__ = [
+    "MAX_MATCHES",
+    "MAX_ROUNDS",
     "Evaluation",
+    "as_matches",
+    "check_count",
     "default_workers",
     "evaluate",
     "parse_switch",
     "variant_label",
 ]
+
+
+#: The most rounds (single rounds) one evaluation may ask per match-up.
+MAX_ROUNDS = 100_000_000
+#: The most matches one evaluation may ask per match-up (a match to 500 is several rounds).
+MAX_MATCHES = 10_000_000
+
+
+def check_count(count: int, match: bool, name: str | None = None) -> int:
+    """``count`` rounds (or matches, ``match``) per match-up, checked: an int in
+    ``[1, MAX_ROUNDS]`` (``[1, MAX_MATCHES]``); the error names ``name`` (default ``rounds``
+    or ``matches``)."""
+    name = name or ("matches" if match else "rounds")
+    high = MAX_MATCHES if match else MAX_ROUNDS
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise ValueError(f"{name} must be an integer, got {count!r}")
+    if count < 1:
+        raise ValueError(f"{name} must be at least 1, got {count}")
+    if count > high:
+        raise ValueError(f"{name} must be at most {high:,}, got {count:,}")
+    return count
+
+
+def as_matches(rules: Rules, label: str) -> tuple[Rules, str]:
+    """The same rules played as whole matches (``match = true``, keeping the preset's
+    ``match_target`` and ``scoring``) and their variant label (``+match=true`` added when the
+    rules were single rounds)."""
+    if rules.match:
+        return rules, label
+    return rules.replace(match=True), f"{label}+match=true"
 
 
 def default_workers() -> int:
@@ -67,7 +101,14 @@ def variant_label(preset: str, switches: dict[str, Any]) -> str:
 
 @dataclasses.dataclass
 class Evaluation:
-    """The tables of an evaluation (see :mod:`uno_rl.eval.summary` for the columns)."""
+    """The tables of an evaluation (see :mod:`uno_rl.eval.summary` for the columns).
+
+    ``agents`` (and ``seats``) give, per agent: rounds won (``win_rate``, ``win_low``,
+    ``win_high``), net points per round (``points``, ``points_low``, ``points_high``) and,
+    when the rules are matches, matches won (``match_win_rate``, ``match_win_low``,
+    ``match_win_high``) and the final score (``final_score``, ``final_score_low``,
+    ``final_score_high``); ``pairs`` the paired tests; ``ratings`` OpenSkill ratings.
+    """
 
     seats: pd.DataFrame
     agents: pd.DataFrame
@@ -114,7 +155,7 @@ def evaluate(
     players: int | None = None,
     switches: dict[str, Any] | None = None,
     mode: str | None = None,
-    rounds: int = 20_000,
+    rounds: int | None = None,
     seed: int = 0,
     workers: int | None = None,
     confidence: float = 0.95,
@@ -124,6 +165,7 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     replays: ReplayRequest | None = None,
+    matches: int | None = None,
 ) -> Evaluation:
     """Play ``agents`` against each other under one rule variant and summarise.
 
@@ -133,19 +175,31 @@ def evaluate(
         mode: ``table``, ``head-to-head`` or ``round-robin`` (:func:`make_matchups`); default
             ``head-to-head`` for 2 agents, ``table`` when there is one agent per seat,
             else ``round-robin``.
-        rounds: rounds per match-up (rounded up to whole deals of P rotations).
+        rounds: rounds per match-up (rounded up to whole deals of P rotations; default
+            20,000); when the rules are matches (``match = true``) it counts matches.
         seed: the run's seed; the same seed gives the same tables for any ``workers``.
         workers: processes (default :func:`default_workers`).
         confidence: of every interval.
-        rating_rounds: rounds fed to the OpenSkill ratings.
+        rating_rounds: games (rounds, or matches) fed to the OpenSkill ratings.
         progress: show a tqdm bar.
         slots: games in lockstep per process.
         backend: ``local`` (worker processes) or ``ray`` (Ray tasks; :mod:`.backends`), with
             the cluster ``address`` (None: a local Ray instance of ``workers`` CPUs).
         replays: save a sample of the games as JSON replays (:mod:`.replays`); None: record
             nothing.
+        matches: instead of ``rounds``: play this many whole matches per match-up (sets
+            ``match = true`` on top of the preset, keeping its ``match_target`` and
+            ``scoring``; the variant label gets ``+match=true``).
     """
+    if matches is not None and rounds is not None:
+        raise ValueError("give rounds or matches, not both")
     rules, label = resolve_variant(preset, players, switches or {})
+    if matches is not None:
+        if switches and switches.get("match") is False:
+            raise ValueError("matches plays whole matches: it cannot go with match=false")
+        rules, label = as_matches(rules, label)
+        rounds = check_count(matches, True)
+    rounds = 20_000 if rounds is None else rounds
     matchups = resolve_matchups(agents, rules, mode)
     workers = default_workers() if workers is None else workers
     pool = (
@@ -204,19 +258,23 @@ def evaluate_variant(
     pool=None,
     replays: ReplayRequest | None = None,
 ) -> Evaluation:
-    """Play and summarise one variant (rules already built); ``pool``: a
-    :func:`~uno_rl.eval.tournament.worker_pool` to reuse across calls; ``replays``: save a
-    sample of the games (:mod:`.replays`); an illegal action's replay is saved before its
-    :class:`~uno_rl.eval.play.IllegalActionError` propagates (``error.replay_path``)."""
-    if rounds < 1:
-        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    """Play and summarise one variant (rules already built).
+
+    ``rounds``: rounds per match-up, or matches when ``rules.match`` (:func:`as_matches`
+    turns single-round rules into matches), bounded by :func:`check_count`; ``rating_rounds``:
+    games (rounds or matches) rated. ``pool``: a :func:`~uno_rl.eval.tournament.worker_pool`
+    to reuse across calls; ``replays``: save a sample of the games (:mod:`.replays`); an
+    illegal action's replay is saved before its :class:`~uno_rl.eval.play.IllegalActionError`
+    propagates (``error.replay_path``).
+    """
+    check_count(rounds, rules.match)
     chunks = plan_chunks(rules, matchups, rounds, seed, slots)
     workers = default_workers() if workers is None else workers
     total = sum(c.deals * rules.players for c in chunks)
     with tqdm(
         total=total,
         disable=not progress,
-        unit="round",
+        unit="match" if rules.match else "round",
         unit_scale=True,
         desc=description or f"{label} {rules.players}p",
         leave=False,
@@ -233,10 +291,11 @@ def evaluate_variant(
     outcomes = []
     for m in range(len(matchups)):
         outcomes.append(concat_outcomes([o for c, o in zip(chunks, parts) if c.matchup_index == m]))
-    players = rules.players
+    players, match = rules.players, rules.match
+    lowest = rules.scoring == "losers-add"
     return Evaluation(
-        seats=seat_table(label, players, matchups, outcomes, confidence),
-        agents=agent_table(label, players, matchups, outcomes, confidence),
-        pairs=pair_table(label, players, matchups, outcomes, confidence),
-        ratings=rating_table(label, players, matchups, outcomes, rating_rounds),
+        seats=seat_table(label, players, matchups, outcomes, confidence, match),
+        agents=agent_table(label, players, matchups, outcomes, confidence, match),
+        pairs=pair_table(label, players, matchups, outcomes, confidence, match),
+        ratings=rating_table(label, players, matchups, outcomes, rating_rounds, match, lowest),
     )

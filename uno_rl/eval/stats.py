@@ -12,7 +12,14 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["PairedTest", "mean_interval", "paired_test", "wilson_interval", "z_value"]
+__all__ = [
+    "PairedTest",
+    "mean_interval",
+    "paired_test",
+    "ratio_interval",
+    "wilson_interval",
+    "z_value",
+]
 
 
 def z_value(confidence: float = 0.95) -> float:
@@ -59,6 +66,32 @@ def mean_interval(total, total_sq, count, confidence: float = 0.95):
         half = z * np.sqrt(variance / n)
     half = np.where(n >= 2, half, np.nan)
     return mean, mean - half, mean + half
+
+
+def ratio_interval(sx, sxx, sn, snn, sxn, units, confidence: float = 0.95):
+    """Ratio estimate ``sum(x) / sum(n)`` over independent units, with its interval, elementwise.
+
+    Each unit ``i`` (a match, or a round's job) contributes a total ``x_i`` over ``n_i``
+    sub-units (its rounds, or its copies of an agent), which need not be independent of each
+    other. The mean per sub-unit is ``R = sum x / sum n``; its standard error is the usual
+    linearized (delta-method) one, ``sqrt(sum (x_i - R n_i)^2 / (units - 1) * units) / sum n``.
+    With every ``n_i = 1`` this is :func:`mean_interval`.
+
+    Args:
+        sx, sxx: sums of ``x_i`` and of ``x_i ** 2``; sn, snn: of ``n_i`` and ``n_i ** 2``;
+            sxn: of ``x_i * n_i``; units: how many units.
+
+    Returns:
+        ``(ratio, low, high)`` float64 arrays (``nan`` bounds where ``units < 2``).
+    """
+    z = z_value(confidence)
+    sx, sxx, sn, snn, sxn, k = (np.asarray(v, np.float64) for v in (sx, sxx, sn, snn, sxn, units))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = sx / sn
+        residual = np.maximum(sxx - 2.0 * ratio * sxn + ratio * ratio * snn, 0.0)
+        half = z * np.sqrt(residual / (k - 1.0) * k) / sn
+    half = np.where(k >= 2, half, np.nan)
+    return ratio, ratio - half, ratio + half
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,7 +3,9 @@
 A *match-up* is a line-up of ``P`` agent specs (repeats allowed). Every deal of a match-up is
 played ``P`` times, the line-up rotated one seat each time, so each line-up position sits in
 every seat once per deal and deal luck cancels (duplicate deals). All match-ups of one rule
-variant share the same deals, so agents are compared on identical cards.
+variant share the same deals, so agents are compared on identical cards. Under match rules a
+deal is a whole match's sequence of deals: round ``k`` of the match is dealt the same cards
+in every seating.
 
 Work is cut into chunks of :data:`CHUNK_DEALS` deals; chunk ``c``'s deal seeds and agent
 generator derive from ``(seed, rules, players, c)`` only, so a run's outcomes do not depend on
@@ -152,7 +154,9 @@ class Chunk:
 def plan_chunks(
     rules: Rules, matchups: Sequence[Matchup], rounds: int, seed: int, slots: int = 4096
 ) -> list[Chunk]:
-    """Chunks playing at least ``rounds`` rounds per match-up (whole deals: a multiple of P)."""
+    """Chunks playing at least ``rounds`` jobs per match-up (whole deals: a multiple of P):
+    rounds, or whole matches when ``rules.match`` (then a deal seeds the match's first round,
+    and each later round's deal follows from the one before, the same in every seating)."""
     deals = math.ceil(rounds / rules.players)
     chunks = []
     for m, matchup in enumerate(matchups):

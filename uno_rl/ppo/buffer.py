@@ -71,6 +71,12 @@ class TurnBuffer:
         self.terminal[j[ok]] = True
         self.last[streams[ok]] = -1
 
+    def add_reward(self, streams: np.ndarray, rewards: np.ndarray) -> None:
+        """Add ``rewards`` to each stream's last transition; the streams go on."""
+        j = self.last[streams]
+        ok = j >= 0
+        np.add.at(self.reward, j[ok], np.asarray(rewards, np.float32)[ok])
+
     def pending(self) -> np.ndarray:
         """(C,) bool over the filled part: transitions whose continuation is not known yet."""
         out = np.zeros(self.size, bool)

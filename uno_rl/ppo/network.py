@@ -16,7 +16,19 @@ from torch import nn
 from uno_rl.core.actions import NUM_ACTIONS
 from uno_rl.core.observe_layout import PIECES, SLICES
 
-__all__ = ["PolicyNetwork", "feature_columns", "input_scale", "masked_entropy", "masked_logits"]
+__all__ = [
+    "PolicyNetwork",
+    "bf16_supported",
+    "feature_columns",
+    "input_scale",
+    "biased_log_probs_and_entropy",
+    "mask_bias",
+    "masked_entropy",
+    "masked_log_probs",
+    "masked_logits",
+    "sample_masked",
+    "use_bf16",
+]
 
 #: Divisors bringing each piece to about [0, 1]: card counts by 4 copies, hand sizes and
 #: pending draws by 20 (a large hand), the draw pile by the deck; the rest is already 0/1.
@@ -47,6 +59,10 @@ def input_scale(features: Sequence[str]) -> np.ndarray:
     )
 
 
+#: bfloat16 batches are padded to a multiple of this many rows (see ``forward``).
+BF16_ROWS = 256
+
+
 def _layer(inputs: int, outputs: int, gain: float) -> nn.Linear:
     layer = nn.Linear(inputs, outputs)
     nn.init.orthogonal_(layer.weight, gain)
@@ -54,20 +70,44 @@ def _layer(inputs: int, outputs: int, gain: float) -> nn.Linear:
     return layer
 
 
+def bf16_supported() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices natively (AVX-512 BF16 or AMX)."""
+    check = getattr(torch.backends.mkldnn, "is_available", lambda: False)
+    native = getattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    amx = getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    return bool(check() and (native() or amx()))
+
+
+def use_bf16(precision: str, device: torch.device | str = "cpu") -> bool:
+    """Whether ``precision`` (``auto``, ``bf16`` or ``fp32``) runs the trunk in bfloat16 on
+    ``device``: ``auto`` means bf16 on a CPU with native bfloat16 only."""
+    if precision == "auto":
+        return torch.device(device).type == "cpu" and bf16_supported()
+    return precision == "bf16"
+
+
 class PolicyNetwork(nn.Module):
-    """Shared-trunk MLP: ``forward(obs (B, F) f32) -> (logits (B, 77), value (B,))``.
+    """Shared-trunk MLP: ``forward(obs (B, F) f32) -> (logits (B, 77) f32, value (B,) f32)``.
 
     Args:
         inputs: F, the number of observation columns it reads.
         hidden: sizes of the hidden layers (tanh).
         scale: (F,) multipliers applied to the inputs first (:func:`input_scale`); not
             saved with the weights (it follows from the features).
+        trunk_bf16: run the hidden layers in bfloat16 autocast (weights stay float32; the
+            heads, hence logits and values, are float32). About 1.6x faster on CPUs with
+            native bfloat16 (:func:`bf16_supported`); a training setting, not saved.
     """
 
     def __init__(
-        self, inputs: int, hidden: Sequence[int] = (128, 128), scale: np.ndarray | None = None
+        self,
+        inputs: int,
+        hidden: Sequence[int] = (128, 128),
+        scale: np.ndarray | None = None,
+        trunk_bf16: bool = False,
     ):
         super().__init__()
+        self.trunk_bf16 = bool(trunk_bf16)
         scale = np.ones(inputs, np.float32) if scale is None else np.asarray(scale, np.float32)
         self.register_buffer("scale", torch.from_numpy(scale.copy()), persistent=False)
         layers: list[nn.Module] = []
@@ -80,8 +120,28 @@ class PolicyNetwork(nn.Module):
         self.value = _layer(size, 1, 1.0)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.trunk(obs * self.scale)
+        if self.trunk_bf16:
+            rows = obs.shape[0]
+            # oneDNN compiles a bfloat16 kernel per batch shape: rollouts bring a new number
+            # of rows every step, so pad to a multiple of BF16_ROWS (a few shapes, cached).
+            padded = -(-rows // BF16_ROWS) * BF16_ROWS
+            if padded != rows:
+                obs = nn.functional.pad(obs, (0, 0, 0, padded - rows))
+            with torch.autocast(obs.device.type, dtype=torch.bfloat16):
+                h = self._hidden(obs)
+            h = h[:rows].float()
+        else:
+            h = self._hidden(obs)
         return self.policy(h), self.value(h).squeeze(-1)
+
+    def _hidden(self, obs: torch.Tensor) -> torch.Tensor:
+        # The input scale is folded into the first layer's weights (F x H multiplications
+        # instead of B x F): the same function, the same saved weights.
+        first, *rest = self.trunk
+        h = nn.functional.linear(obs, first.weight * self.scale, first.bias)
+        for layer in rest:
+            h = layer(h)
+        return h
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -89,8 +149,65 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask, logits, torch.finfo(logits.dtype).min)
 
 
-def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """(B,) entropy of the masked distribution (renormalized over the legal actions)."""
-    log_probs = torch.log_softmax(masked_logits(logits, mask), dim=-1)
-    p_log_p = torch.where(mask, log_probs.exp() * log_probs, torch.zeros_like(log_probs))
+#: Added to the logits of illegal actions in training: exp underflows to exactly 0, as with
+#: :func:`masked_logits`, and the products and gradients stay finite.
+ILLEGAL_BIAS = -1e9
+
+
+def mask_bias(mask: torch.Tensor) -> torch.Tensor:
+    """(B, A) float32: 0 for legal actions, :data:`ILLEGAL_BIAS` for illegal ones.
+
+    ``logits + mask_bias(mask)`` gives the same log-probabilities as :func:`masked_logits`;
+    an addition is much cheaper than ``torch.where`` forwards and backwards, so the PPO
+    update builds the bias once per rollout.
+    """
+    return torch.zeros(mask.shape, dtype=torch.float32, device=mask.device).masked_fill_(
+        ~mask, ILLEGAL_BIAS
+    )
+
+
+def biased_log_probs_and_entropy(
+    logits: torch.Tensor, bias: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(log_probs (B, A), entropy (B,))`` of the masked distribution, from the logits and a
+    :func:`mask_bias`; illegal actions have probability exactly 0 and add 0 to the entropy."""
+    biased = logits + bias
+    log_probs = torch.log_softmax(biased, dim=-1)
+    entropy = -(torch.softmax(biased, dim=-1) * log_probs).sum(dim=-1)
+    return log_probs, entropy
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """(B, A) log-probabilities of the masked distribution (illegal: a huge negative)."""
+    return torch.log_softmax(masked_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(
+    logits: torch.Tensor, mask: torch.Tensor, log_probs: torch.Tensor | None = None
+) -> torch.Tensor:
+    """(B,) entropy of the masked distribution (renormalized over the legal actions).
+
+    ``log_probs``: :func:`masked_log_probs` of the same logits, when already computed.
+    """
+    if log_probs is None:
+        log_probs = masked_log_probs(logits, mask)
+    # softmax of the log-probabilities (the probabilities themselves), not log_probs.exp():
+    # exp of the huge negatives of illegal actions takes a slow path in PyTorch's CPU kernel
+    # (about 10x slower than the fused softmax).
+    p_log_p = torch.where(mask, torch.softmax(log_probs, dim=-1) * log_probs, 0.0)
     return -p_log_p.sum(dim=-1)
+
+
+def sample_masked(logits: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """(B,) int64: one action per row drawn from ``softmax(logits)`` (B, A) by inverse CDF.
+
+    ``logits``: masked (:func:`masked_logits`) or log-probabilities. One uniform per row from
+    ``generator``; the threshold lies in (0, total], so the first action whose cumulative
+    probability reaches it has a positive probability: an illegal (probability 0) action is
+    never drawn. Much cheaper than ``torch.multinomial`` here.
+    """
+    cumulative = torch.softmax(logits, dim=1).cumsum(dim=1)
+    u = torch.rand(logits.shape[0], 1, generator=generator).to(logits.device)
+    threshold = (1.0 - u) * cumulative[:, -1:]
+    chosen = (cumulative < threshold).sum(dim=1)
+    return chosen.clamp_(max=logits.shape[1] - 1)

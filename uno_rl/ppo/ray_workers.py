@@ -34,7 +34,7 @@ from uno_rl.core.rules import load_rules
 from uno_rl.eval.backends import BackendError, RayExecutor
 
 from .config import TrainConfig
-from .network import PolicyNetwork, feature_columns, input_scale
+from .network import PolicyNetwork, feature_columns, input_scale, use_bf16
 from .rollout import (
     Collector,
     Rollout,
@@ -77,8 +77,9 @@ class RolloutActor:
         zoo = [make_agent(spec, rules) for spec in config.zoo]
         columns = feature_columns(config.features)
         scale = input_scale(config.features)
-        self.network = PolicyNetwork(len(columns), config.hidden, scale)
-        self.pool = [PolicyNetwork(len(columns), config.hidden, scale) for _ in pool]
+        bf16 = use_bf16(config.precision)
+        self.network = PolicyNetwork(len(columns), config.hidden, scale, bf16)
+        self.pool = [PolicyNetwork(len(columns), config.hidden, scale, bf16) for _ in pool]
         for net, weights in zip(self.pool, pool):
             net.load_state_dict(weights)
         start, stop = game_slices(config.num_games, config.workers)[worker]

@@ -155,7 +155,8 @@ class Collector:
         mix = (config.self_play, config.pool_share, config.zoo_share)
         self.play = SelfPlay(
             rules, num_games, mix, zoo, pool, columns, rng, generator, device,
-            config.truncation_penalty,
+            config.truncation_penalty, config.training_reward_scale(rules.reward),
+            config.objective, config.win_bonus,
         )  # fmt: skip
         capacity = num_games * (config.rollout_steps + rules.players)
         self.buffers = [TurnBuffer(capacity, len(columns), self.play.streams) for _ in range(2)]

@@ -6,8 +6,11 @@ and zoo slots one random seat is the learner and the others are past snapshots o
 (self-play until the first snapshot) or zoo agents, drawn per seat.
 Each engine step, every game's acting seat is played by its owner, one batched call per owner
 (the learner, each snapshot, each zoo agent). Only the learner's decisions become transitions
-(:class:`~uno_rl.ppo.buffer.TurnBuffer`); when a round ends, each learner seat's last
-transition receives that seat's reward.
+(:class:`~uno_rl.ppo.buffer.TurnBuffer`). Objective ``rules``: when a round ends, each learner
+seat's last transition receives that seat's round reward under the rules (``win-loss``, or
+``points`` times ``reward_scale``; plus ``win_bonus`` for the winner) and ends its stream (one round, one episode). Objective
+``match`` (match rules only): a seat's stream runs through the whole match and its last
+transition receives +1 (match won) or -1/(P-1) when the match ends.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ import torch
 from uno_rl.agents import Agent
 from uno_rl.core import engine
 from uno_rl.core.observe import observe
+from uno_rl.core.observe_layout import OBS_SIZE
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
 
 from .buffer import TurnBuffer
-from .network import PolicyNetwork, masked_logits
+from .network import PolicyNetwork, masked_log_probs, sample_masked
 
 __all__ = ["LEARNER", "Stats", "SelfPlay", "sample_policy"]
 
@@ -46,10 +50,10 @@ def sample_policy(
     obs = torch.from_numpy(features).to(device)
     mask = torch.from_numpy(masks).to(device)
     logits, value = network(obs)
-    log_probs = torch.log_softmax(masked_logits(logits, mask), dim=-1)
-    actions = torch.multinomial(log_probs.exp().cpu(), 1, generator=generator).squeeze(1)
-    logp = log_probs.cpu().gather(1, actions[:, None]).squeeze(1)
-    return actions.numpy(), logp.numpy(), value.cpu().numpy()
+    log_probs = masked_log_probs(logits, mask)
+    actions = sample_masked(log_probs, generator)
+    logp = log_probs.gather(1, actions[:, None]).squeeze(1)
+    return actions.cpu().numpy(), logp.cpu().numpy(), value.cpu().numpy()
 
 
 @dataclasses.dataclass
@@ -69,6 +73,18 @@ class Stats:
     bluffs: int = 0
     challenges: int = 0
     challenges_won: int = 0
+    #: zero-sum net card points of the learner seats' rounds (winner + the others' cards,
+    #: loser - its own), in all games, against the pool and against the zoo
+    learner_points: int = 0
+    pool_points: int = 0
+    zoo_points: int = 0
+    #: matches finished by learner seats (match rules), and those they won
+    learner_matches: int = 0
+    learner_match_wins: int = 0
+    pool_matches: int = 0
+    pool_match_wins: int = 0
+    zoo_matches: int = 0
+    zoo_match_wins: int = 0
 
     def __add__(self, other: Stats) -> Stats:
         """The counters of two slices of games together (rollout workers' stats summed)."""
@@ -95,6 +111,11 @@ class SelfPlay:
         device: torch device of the networks.
         truncation_penalty: reward of each learner seat in a round cut at ``max_turns``
             (negated).
+        reward_scale: multiplier of the rules' round reward (``points`` are card points).
+        objective: ``rules`` (the rules' round reward, one round an episode) or ``match``
+            (+1 for winning the match, -1/(P-1) for losing it; match rules only).
+        win_bonus: objective ``rules``: added to the round's winner, and -win_bonus/(P-1) to
+            each loser (a round's win counts besides its points).
     """
 
     def __init__(
@@ -109,12 +130,25 @@ class SelfPlay:
         generator: torch.Generator,
         device: torch.device,
         truncation_penalty: float = 0.0,
+        reward_scale: float = 1.0,
+        objective: str = "rules",
+        win_bonus: float = 0.0,
     ):
+        if objective not in ("rules", "match"):
+            raise ValueError(f"objective must be 'rules' or 'match', got {objective!r}")
+        if objective == "match" and not rules.match:
+            raise ValueError("objective 'match' needs match rules (match = true)")
+        self.reward_scale, self.objective = float(reward_scale), objective
+        self.win_bonus = float(win_bonus)
         self.rules, self.n, self.players = rules, num_games, rules.players
         self.mix = np.asarray(mix, np.float64)
         self.zoo, self.pool = list(zoo), list(pool)
         self.pool_filled = 0  # snapshots available
         self.columns = columns
+        # Every column, in order (the default features): rows need no second gather.
+        self.every_column = bool(
+            columns.size == OBS_SIZE and np.array_equal(columns, np.arange(OBS_SIZE))
+        )
         self.rng, self.generator, self.device = rng, generator, device
         self.truncation_penalty = float(truncation_penalty)
         self.lineup = np.zeros((num_games, self.players), np.int16)
@@ -163,12 +197,12 @@ class SelfPlay:
             for code in np.unique(owner):
                 sel = np.flatnonzero(owner == code)
                 if code == LEARNER:
-                    feats = obs[sel][:, self.columns]
+                    feats = self._features(obs, sel)
                     a, logp, value = learner(feats, masks[sel])
                     buffer.add(sel * p + actor[sel], feats, masks[sel], a, logp, value)
                 elif code <= len(self.pool):
                     a, _, _ = sample_policy(
-                        self.pool[code - 1], obs[sel][:, self.columns], masks[sel],
+                        self.pool[code - 1], self._features(obs, sel), masks[sel],
                         self.generator, self.device,
                     )  # fmt: skip
                 else:
@@ -184,6 +218,11 @@ class SelfPlay:
             self.stats.learner_decisions += int((owner == LEARNER).sum())
             self._finish_rounds(buffer, result)
 
+    def _features(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """(k, F) float32: the network's columns of the observations of ``rows``."""
+        picked = np.take(obs, rows, axis=0)
+        return picked if self.every_column else picked[:, self.columns]
+
     def _finish_rounds(self, buffer: TurnBuffer, result: engine.StepResult) -> None:
         ended = np.flatnonzero(result.round_over)
         if not ended.size:
@@ -192,27 +231,61 @@ class SelfPlay:
         lineup = self.lineup[ended]
         learner = lineup == LEARNER  # (k, P)
         g, seat = np.nonzero(learner)
-        rewards = result.rewards[ended[g], seat]
-        # A round cut at max_turns is a draw (reward 0) by the rules; for training it costs
-        # every learner seat ``truncation_penalty``, or stalling would pay against stronger seats.
-        rewards = np.where(result.truncated[ended[g]], -self.truncation_penalty, rewards)
-        buffer.finish(ended[g] * p + seat, rewards)
+        truncated = result.truncated[ended[g]]
+        match_over = result.match_over[ended] if self.rules.match else np.ones(ended.size, bool)
+        if self.objective == "rules":
+            rewards = result.rewards[ended[g], seat] * self.reward_scale
+            if self.win_bonus:
+                won_round = result.winner[ended[g]] == seat
+                rewards = rewards + np.where(won_round, 1.0, -1.0 / (p - 1)) * self.win_bonus
+            # A round cut at max_turns is a draw (reward 0) by the rules; for training it
+            # costs every learner seat ``truncation_penalty``, or stalling would pay against
+            # stronger seats.
+            rewards = np.where(truncated, -self.truncation_penalty, rewards)
+            buffer.finish(ended[g] * p + seat, rewards)
+        else:
+            cut = truncated & ~match_over[g]
+            if cut.any():  # the match goes on: a penalty, no end of the stream
+                buffer.add_reward(
+                    ended[g[cut]] * p + seat[cut], np.full(int(cut.sum()), -self.truncation_penalty)
+                )
+            over = match_over[g]
+            if over.any():
+                champion = engine.match_winner(self.state.take(ended))  # (k,)
+                won = champion[g[over]] == seat[over]
+                rewards = np.where(won, 1.0, -1.0 / (p - 1)).astype(np.float32)
+                buffer.finish(ended[g[over]] * p + seat[over], rewards)
         st = self.stats
         st.rounds += ended.size
         won = (result.winner[ended][:, None] == np.arange(p)[None, :]) & learner
+        net = result.net_points[ended]  # (k, P) int32
         st.learner_rounds += int(learner.sum())
         st.learner_wins += int(won.sum())
+        st.learner_points += int(net[learner].sum())
         solo = learner.sum(axis=1) == 1  # one learner against others: the pool or the zoo
         against_pool = solo & (lineup.max(axis=1) <= len(self.pool))
         against_zoo = solo & ~against_pool
         st.pool_rounds += int(against_pool.sum())
         st.pool_wins += int(won[against_pool].sum())
+        st.pool_points += int(net[against_pool][learner[against_pool]].sum())
         st.zoo_rounds += int(against_zoo.sum())
         st.zoo_wins += int(won[against_zoo].sum())
+        st.zoo_points += int(net[against_zoo][learner[against_zoo]].sum())
         st.draw4_plays += int(result.draw4_plays[ended][learner].sum())
         st.bluffs += int(result.bluffs[ended][learner].sum())
         st.challenges += int(result.challenges[ended][learner].sum())
         st.challenges_won += int(result.challenges_won[ended][learner].sum())
+        if self.rules.match and match_over.any():
+            finished = np.flatnonzero(match_over)
+            champion = engine.match_winner(self.state.take(ended[finished]))
+            mine = learner[finished]  # (m, P)
+            took = (champion[:, None] == np.arange(p)[None, :]) & mine
+            st.learner_matches += int(mine.sum())
+            st.learner_match_wins += int(took.sum())
+            for share, rows in (("pool", against_pool[finished]), ("zoo", against_zoo[finished])):
+                setattr(st, f"{share}_matches", getattr(st, f"{share}_matches") + int(rows.sum()))
+                wins = int(took[rows].sum())
+                setattr(st, f"{share}_match_wins", getattr(st, f"{share}_match_wins") + wins)
         over = result.match_over if self.rules.match else result.round_over
         done = np.flatnonzero(over)
         if done.size:

@@ -1,0 +1,76 @@
+"""OpenSkill ratings rate every copy of an agent as a player: they follow the per-copy rates."""
+
+import numpy as np
+import pytest
+
+from uno_rl.eval.play import Outcomes, rotations
+from uno_rl.eval.summary import agent_table, pair_table, rating_table
+from uno_rl.eval.tournament import Matchup
+
+ONE_VS_THREE = Matchup(("solo", "team", "team", "team"))
+
+
+def hand_built(solo_wins: float, deals: int = 400, seed: int = 0, match: bool = False) -> Outcomes:
+    """4-seat jobs of ``solo`` against 3 copies of ``team``: ``solo`` (line-up position 0) wins a
+    job with probability ``solo_wins``, each ``team`` copy with ``(1 - solo_wins) / 3``. The
+    winner scores 30, every loser -10 (losers tie); in matches the winner ends on 500."""
+    gen = np.random.default_rng(seed)
+    jobs, p = deals * 4, 4
+    out = Outcomes.empty(jobs, p)
+    out.position[:] = np.tile(rotations(p), (deals, 1))
+    position = gen.choice(p, size=jobs, p=[solo_wins] + [(1 - solo_wins) / 3] * 3)
+    winner = np.argmax(out.position == position[:, None], axis=1)  # the seat of that position
+    out.winner[:] = winner
+    out.rounds[:] = 1
+    rows = np.arange(jobs)
+    out.round_wins[rows, winner] = 1
+    out.net_points[:] = -10
+    out.net_points[rows, winner] = 30
+    out.penalty[:] = 10
+    out.penalty[rows, winner] = 0
+    if match:
+        out.scores[:] = gen.integers(0, 400, size=(jobs, p))
+        out.scores[rows, winner] = 500
+    return out
+
+
+@pytest.mark.parametrize("solo_wins,solo_first", [(0.34, True), (0.17, False)])
+def test_one_agent_against_three_copies_is_rated_by_its_per_copy_results(solo_wins, solo_first):
+    out = hand_built(solo_wins)
+    agents = agent_table("v", 4, [ONE_VS_THREE], [out]).set_index("agent")
+    # per copy: solo wins about solo_wins, each team copy about (1 - solo_wins) / 3
+    assert (agents.loc["solo", "win_rate"] > agents.loc["team", "win_rate"]) == solo_first
+    pairs = pair_table("v", 4, [ONE_VS_THREE], [out]).iloc[0]
+    assert (pairs["win_difference"] > 0) == solo_first and pairs["win_p_value"] < 0.01
+    ratings = rating_table("v", 4, [ONE_VS_THREE], [out])
+    assert list(ratings["agent"]) == (["solo", "team"] if solo_first else ["team", "solo"])
+    assert (ratings["rated_by"] == "rounds").all() and (ratings["games"] == out.winner.size).all()
+    # A team copy wins 2/3 (or 5/6) of the rounds: rated by its best copy, team would lead.
+    gap = ratings.set_index("agent")["mu"]
+    assert abs(gap["solo"] - gap["team"]) > 1.0
+
+
+def test_equal_per_copy_rates_give_close_ratings():
+    ratings = rating_table("v", 4, [ONE_VS_THREE], [hand_built(0.25, deals=600)])
+    mu = ratings.set_index("agent")["mu"]
+    assert abs(mu["solo"] - mu["team"]) < 1.0
+
+
+def test_matches_are_rated_by_their_results():
+    out = hand_built(0.4, match=True)
+    ratings = rating_table("v", 4, [ONE_VS_THREE], [out], match=True)
+    assert list(ratings["agent"]) == ["solo", "team"]
+    assert (ratings["rated_by"] == "matches").all()
+    # losers-add: the lowest score wins; the same results with the scores turned around
+    low = hand_built(0.4, match=True)
+    low.scores[:] = 600 - low.scores
+    ratings = rating_table("v", 4, [ONE_VS_THREE], [low], match=True, lowest_wins=True)
+    assert list(ratings["agent"]) == ["solo", "team"]
+
+
+def test_truncated_rounds_and_single_agent_tables_are_not_rated():
+    out = hand_built(0.3, deals=50)
+    out.winner[:10] = -1
+    assert rating_table("v", 4, [ONE_VS_THREE], [out])["games"].iloc[0] == out.winner.size - 10
+    alone = rating_table("v", 4, [Matchup(("x",) * 4)], [out])
+    assert list(alone["games"]) == [0] and list(alone["mu"]) == [pytest.approx(25.0)]

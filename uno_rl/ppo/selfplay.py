@@ -233,6 +233,9 @@ class SelfPlay:
         g, seat = np.nonzero(learner)
         truncated = result.truncated[ended[g]]
         match_over = result.match_over[ended] if self.rules.match else np.ones(ended.size, bool)
+        champion = None  # (k,) each ended game's match winner, where its match is over
+        if self.rules.match and match_over.any():
+            champion = engine.match_winner(self.state.take(ended))
         if self.objective == "rules":
             rewards = result.rewards[ended[g], seat] * self.reward_scale
             if self.win_bonus:
@@ -251,7 +254,6 @@ class SelfPlay:
                 )
             over = match_over[g]
             if over.any():
-                champion = engine.match_winner(self.state.take(ended))  # (k,)
                 won = champion[g[over]] == seat[over]
                 rewards = np.where(won, 1.0, -1.0 / (p - 1)).astype(np.float32)
                 buffer.finish(ended[g[over]] * p + seat[over], rewards)
@@ -275,17 +277,17 @@ class SelfPlay:
         st.bluffs += int(result.bluffs[ended][learner].sum())
         st.challenges += int(result.challenges[ended][learner].sum())
         st.challenges_won += int(result.challenges_won[ended][learner].sum())
-        if self.rules.match and match_over.any():
+        if champion is not None:
             finished = np.flatnonzero(match_over)
-            champion = engine.match_winner(self.state.take(ended[finished]))
             mine = learner[finished]  # (m, P)
-            took = (champion[:, None] == np.arange(p)[None, :]) & mine
+            took = (champion[finished][:, None] == np.arange(p)[None, :]) & mine
             st.learner_matches += int(mine.sum())
             st.learner_match_wins += int(took.sum())
-            for share, rows in (("pool", against_pool[finished]), ("zoo", against_zoo[finished])):
-                setattr(st, f"{share}_matches", getattr(st, f"{share}_matches") + int(rows.sum()))
-                wins = int(took[rows].sum())
-                setattr(st, f"{share}_match_wins", getattr(st, f"{share}_match_wins") + wins)
+            pool_rows, zoo_rows = against_pool[finished], against_zoo[finished]
+            st.pool_matches += int(pool_rows.sum())
+            st.pool_match_wins += int(took[pool_rows].sum())
+            st.zoo_matches += int(zoo_rows.sum())
+            st.zoo_match_wins += int(took[zoo_rows].sum())
         over = result.match_over if self.rules.match else result.round_over
         done = np.flatnonzero(over)
         if done.size:

@@ -104,6 +104,17 @@ def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, w
     return result
 
 
+def training_rules(config: TrainConfig) -> Rules:
+    """The rules of the run, checked against the objective (errors name the field)."""
+    rules = load_rules(config.preset, players=config.players, **dict(config.switches))
+    if config.objective == "match" and not rules.match:
+        raise TrainConfigError(
+            "objective: 'match' rewards winning matches; the rules play single rounds "
+            "(add switches match=true)"
+        )
+    return rules
+
+
 def _rate(wins: int, total: int) -> float:
     return wins / total if total else float("nan")
 
@@ -255,12 +266,7 @@ def train(
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
     device = pick_device(config.device)
-    rules = load_rules(config.preset, players=config.players, **dict(config.switches))
-    if config.objective == "match" and not rules.match:
-        raise TrainConfigError(
-            "objective: 'match' rewards winning matches; the rules play single rounds "
-            "(add switches match=true)"
-        )
+    rules = training_rules(config)
     zoo = [make_agent(spec, rules) for spec in config.zoo]
     for spec in config.eval_agents:
         make_agent(spec, rules)
@@ -516,8 +522,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_backend(data, config, run / "checkpoint.pt")
         else:
             config = load_train_config(args.config or QUICKSTART, overrides)
+            # Bad rules or agent specs fail here, before a run folder is made.
+            rules = training_rules(config)
+            for spec in [*config.zoo, *config.eval_agents]:
+                make_agent(spec, rules)
             if config.init_from:
-                initial_weights(config)  # fails here, before a run folder is made
+                initial_weights(config)
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run = Path(args.runs_dir) / config.name / stamp
             suffix = 1

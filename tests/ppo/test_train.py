@@ -129,6 +129,7 @@ def test_a_killed_run_resumes_exactly(tmp_path):
 def test_bad_settings_fail_before_training(tmp_path, capsys, argv, message):
     assert train.main([*TINY, *argv, "--runs-dir", str(tmp_path / "r")]) == 2
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()  # no run folder is left behind
 
 
 def test_the_ray_backend_without_ray_is_a_clear_error(tmp_path, capsys, monkeypatch):

@@ -80,3 +80,13 @@ def test_match_mode_plays_whole_matches():
     result = simulate.simulate(preset="kids", games=16, rounds=64, seed=2, progress=False)
     assert result.rounds == 64
     assert int(result.wins.sum()) + result.truncated == 64
+
+
+def test_cli_applies_rule_overrides_and_players(capsys):
+    result = simulate.main(
+        ["--games", "8", "--rounds", "16", "--players", "3", "--rule", "stacking=any",
+         "--rule", "uno_forget_prob=0.5", "--no-progress"]
+    )  # fmt: skip
+    assert result.rules.players == 3 and result.rules.stacking == "any"
+    assert result.rules.uno_forget_prob == 0.5 and result.rounds == 16
+    assert "players=3" in capsys.readouterr().out

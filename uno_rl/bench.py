@@ -55,7 +55,6 @@ About RLCard (checked against 1.2.0's source):
 
 from __future__ import annotations
 
-import argparse
 import functools
 import importlib.util
 import json
@@ -70,10 +69,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from uno_rl.agents import AgentError
+from uno_rl.cli import MAX_COUNT, CliParser, count_type, fail, float_type, seed_type
 from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
 from uno_rl.core.rng import new_seeds
 
 ROW_KINDS = ("core", "core-obs", "aec", "vector", "evaluate", "train", "rlcard-step")
+#: Most games in one core row's batch: about 1 KB of state each, so a million is a gigabyte.
+MAX_BATCH = 1_000_000
+#: Most timed repeats per row, and most seconds per repeat.
+MAX_REPEATS = 1000
+MAX_SECONDS = 3600.0
 #: Games in the vector env row.
 VECTOR_GAMES = 4096
 #: Games aged once per player count; every core row starts from copies of them.
@@ -266,18 +272,35 @@ def evaluate_row(rounds: int, workers: int | None = None, seed: int = 0) -> dict
     }
 
 
-def train_row(decisions: int, seed: int = 0) -> dict:
-    """PPO self-play with the default config for ``decisions`` decisions, in a temporary run."""
-    import tempfile
-    from pathlib import Path
+def train_config(decisions: int, seed: int = 0, name: str = "decisions"):
+    """The train row's config: the defaults, ``decisions`` decisions, no evaluations.
 
+    ``ValueError`` (naming ``decisions`` as ``name``) when ``decisions`` is less than one
+    rollout, which would play more than asked; ``TrainConfigError`` for a value it refuses.
+    """
     from uno_rl.ppo.config import TrainConfig
-    from uno_rl.train import train
 
     config = TrainConfig(
         name="bench", seed=seed, total_decisions=decisions, eval_every=0, final_eval_rounds=0,
         tensorboard=False,
     )  # fmt: skip
+    if decisions < config.decisions_per_rollout:
+        raise ValueError(
+            f"{name} must be at least one rollout ({config.decisions_per_rollout:,} "
+            f"decisions: {config.num_games} games x {config.rollout_steps} steps), "
+            f"got {decisions:,}"
+        )
+    return config
+
+
+def train_row(decisions: int, seed: int = 0) -> dict:
+    """PPO self-play with the default config for ``decisions`` decisions, in a temporary run."""
+    import tempfile
+    from pathlib import Path
+
+    from uno_rl.train import train
+
+    config = train_config(decisions, seed)
     with tempfile.TemporaryDirectory() as folder:
         summary = train(config, Path(folder), progress=False)
     return {
@@ -404,52 +427,82 @@ def _fmt(spec: str) -> Callable[[float], str]:
     return lambda value: "" if pd.isna(value) else spec.format(value)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> CliParser:
+    """The command line; every number is checked as it is parsed (0 is never "the default")."""
+    parser = CliParser(
         prog="python -m uno_rl.bench",
         description="Random legal play under the official rules: decisions/s and rounds/s.",
     )
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts")
     parser.add_argument(
-        "--batch", type=int, nargs="+", default=[1, 1024, 8192], help="games in lockstep"
+        "--players", type=count_type(2, 10), nargs="+", default=[2, 4], help="player counts"
+    )
+    parser.add_argument(
+        "--batch",
+        type=count_type(1, MAX_BATCH),
+        nargs="+",
+        default=[1, 1024, 8192],
+        help=f"games in lockstep (1 to {MAX_BATCH:,})",
     )
     parser.add_argument(
         "--rows", nargs="+", choices=ROW_KINDS, default=list(ROW_KINDS), help="row kinds to run"
     )
-    parser.add_argument("--repeats", type=int, help="timed repeats per row (default 5, quick 3)")
-    parser.add_argument("--seconds", type=float, help="seconds per repeat (default 2, quick 0.3)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every row's RNG")
+    parser.add_argument(
+        "--repeats",
+        type=count_type(1, MAX_REPEATS),
+        help="timed repeats per row (default 5, quick 3)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float_type(0, MAX_SECONDS, low_open=True),
+        help="seconds per repeat (default 2, quick 0.3)",
+    )
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of every row's RNG")
     parser.add_argument("--quick", action="store_true", help="short repeats: under a minute")
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
     parser.add_argument(
-        "--evaluate-rounds", type=int, help="rounds of the evaluate row (1,000,000; quick 50,000)"
+        "--evaluate-rounds",
+        type=count_type(1, MAX_COUNT),
+        help="rounds of the evaluate row (1,000,000; quick 50,000)",
     )
     parser.add_argument(
-        "--train-decisions", type=int, help="decisions of the train row (2,000,000; quick 200,000)"
+        "--train-decisions",
+        type=count_type(1, MAX_COUNT),
+        help="decisions of the train row (2,000,000; quick 200,000)",
     )
     return parser
 
 
+def _or_default(value, default):
+    """``value`` unless the option was not given (None; never 0, which the parser refuses)."""
+    return default if value is None else value
+
+
+def check_setup(
+    rows: Sequence[str], players: Sequence[int], train_decisions: int, seed: int
+) -> None:
+    """Build what the rows need up front, so that a bad value fails before anything is timed:
+    the rules of every player count, and the train row's config."""
+    for p in players:
+        load_rules("official", players=p)
+    if "train" in rows:
+        train_config(train_decisions, seed, name="--train-decisions")
+
+
 def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
+    """Run the command line; bad input exits with one ``error:`` line and status 2."""
     args = build_parser().parse_args(argv)
-    repeats = args.repeats or (3 if args.quick else 5)
-    seconds = args.seconds or (0.3 if args.quick else 2.0)
-    if (
-        repeats < 1
-        or seconds <= 0
-        or min(args.batch) < 1
-        or (args.evaluate_rounds or 1) < 1
-        or (args.train_decisions or 1) < 1
-    ):
-        raise SystemExit(
-            "bench: --repeats, --seconds, --batch and --evaluate-rounds must be positive"
-        )
+    repeats = _or_default(args.repeats, 3 if args.quick else 5)
+    seconds = _or_default(args.seconds, 0.3 if args.quick else 2.0)
+    evaluate_rounds = _or_default(args.evaluate_rounds, 50_000 if args.quick else 1_000_000)
+    train_decisions = _or_default(args.train_decisions, 200_000 if args.quick else 2_000_000)
+    try:
+        check_setup(args.rows, args.players, train_decisions, args.seed)
+    except (AgentError, ValueError) as error:  # RulesError and TrainConfigError included
+        fail(str(error))
     log(
         f"rows={','.join(args.rows)} players={args.players} batch={args.batch} "
         f"repeats={repeats} seconds={seconds} seed={args.seed}"
     )
-    evaluate_rounds = args.evaluate_rounds or (50_000 if args.quick else 1_000_000)
-    train_decisions = args.train_decisions or (200_000 if args.quick else 2_000_000)
     table = run_bench(
         args.rows,
         args.players,

@@ -29,7 +29,11 @@ workers; without ``--save-replays`` nothing is recorded.
 
 Both CPU cores are used by default (``--workers``); the same ``--seed`` gives the same tables
 for any number of workers. Bad input (unknown agent, parameter, preset or rule switch, an
-impossible value) fails before any game is played, with an error naming it.
+impossible value, a count above its bound, ``nan``) fails before any game is played, with an
+error naming it; so does an output path that cannot be written (``--out`` or ``--save-replays``
+an existing file, below a file, or in a folder this process may not write in). Work is planned
+lazily (:func:`uno_rl.eval.tournament.iter_chunks`), so even the largest legal count starts at
+once with its progress bar, and the workers end when this process dies.
 """
 
 from __future__ import annotations
@@ -45,12 +49,17 @@ from collections.abc import Sequence
 import pandas as pd
 
 from uno_rl.agents import AgentError
-from uno_rl.core.rules import RulesError
+from uno_rl.cli import MAX_COUNT, CliParser, count_type, float_type, seed_type
+from uno_rl.core.rules import RANGES, RulesError
+from uno_rl.durable import write_text_durably
+from uno_rl.processes import MAX_WORKERS
 
 from .eval.backends import BACKENDS, BackendError
+from .eval.outputs import check_output_folder
 from .eval.replays import DEFAULT_SAMPLE, ReplayRequest, ReplaySample
 from .eval.run import (
     MAX_MATCHES,
+    MAX_ROUNDS,
     Evaluation,
     check_count,
     default_workers,
@@ -62,38 +71,52 @@ from .eval.tournament import MODES
 __all__ = ["format_report", "main"]
 
 
+#: What an evaluation writes into --out.
+TABLE_FILES = tuple(
+    f"{name}{suffix}"
+    for name in ("seats", "agents", "pairs", "ratings")
+    for suffix in (".parquet", ".csv")
+) + ("config.json",)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="python -m uno_rl.evaluate",
         description="Duplicate-deal evaluation of UNO agents.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("agents", nargs="+", help="agent specs, e.g. color-first:bluff=0.3")
     parser.add_argument("--preset", default="official", help="rule preset (default official)")
-    parser.add_argument("--players", type=int, default=None, help="players (default: preset's)")
+    low, high = RANGES["players"]
+    parser.add_argument(
+        "--players", type=count_type(low, high), default=None, help="players (default: preset's)"
+    )
     parser.add_argument(
         "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
         help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
     )  # fmt: skip
     parser.add_argument("--mode", choices=MODES, default=None, help="how agents are matched")
     parser.add_argument(
-        "--rounds", type=int, default=None,
+        "--rounds", type=count_type(1, MAX_ROUNDS), default=None,
         help="rounds per match-up (default 20000); under --set match=true (or a match preset "
         "such as kids) it counts matches",
     )  # fmt: skip
     parser.add_argument(
-        "--matches", type=int, default=None, metavar="N",
+        "--matches", type=count_type(1, MAX_MATCHES), default=None, metavar="N",
         help=f"instead of --rounds: play N whole matches per match-up (sets match=true on top "
         f"of the preset, keeping its match_target and scoring; at most {MAX_MATCHES:,})",
     )  # fmt: skip
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_type, default=0, help="the run's seed (default 0)")
     parser.add_argument(
-        "--workers", type=int, default=None,
+        "--workers", type=count_type(1, MAX_WORKERS), default=None,
         help=f"worker processes (default: every CPU, here {default_workers()})",
     )  # fmt: skip
-    parser.add_argument("--confidence", type=float, default=0.95, help="of every interval")
     parser.add_argument(
-        "--rating-rounds", type=int, default=50_000,
+        "--confidence", type=float_type(0, 1, low_open=True, high_open=True), default=0.95,
+        help="of every interval, in (0, 1) (default 0.95)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rating-rounds", type=count_type(0, MAX_COUNT), default=50_000,
         help="rounds rated by OpenSkill (matches, when the rules are matches)",
     )  # fmt: skip
     parser.add_argument(
@@ -210,12 +233,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_count(args.matches, True, "--matches")
         elif args.rounds is not None:
             check_count(args.rounds, switches.get("match") is True, "--rounds")
-        if args.workers is not None and args.workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {args.workers}")
-        if not 0.0 < args.confidence < 1.0:
-            raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
         replays = _replay_request(args.save_replays, args.replay_sample)
-        start = time.perf_counter()
+        # Every output path is checked before the first game: never a save failing at the end.
+        if args.out is not None:
+            check_output_folder(args.out, "--out", TABLE_FILES)
+        else:
+            check_output_folder(os.path.join("runs", "evaluate"), "--out (default runs/evaluate)")
+        if replays is not None:
+            check_output_folder(replays.folder, "--save-replays", ("index.csv",))
+    except (ValueError, RulesError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    try:
         result = evaluate(
             args.agents,
             preset=args.preset,
@@ -244,8 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = args.out or os.path.join("runs", "evaluate", dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
     result.save(out)
     config = {**vars(args), "switches": switches, "seconds": round(elapsed, 2)}
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
+    write_text_durably(os.path.join(out, "config.json"), json.dumps(config, indent=2))
     print(format_report(result, args.confidence))
     rounds = int((result.agents["rounds"] / result.agents["players"]).sum())
     played = ""
@@ -271,7 +300,7 @@ def _replay_request(folder: str | None, sample: str | None) -> ReplayRequest | N
         if sample is not None:
             raise ValueError("--replay-sample needs --save-replays DIR")
         return None
-    return ReplayRequest(folder, ReplaySample.parse(sample or DEFAULT_SAMPLE))
+    return ReplayRequest(folder, ReplaySample.parse(DEFAULT_SAMPLE if sample is None else sample))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,12 @@ Tables are written as Parquet and CSV. A killed run restarts where it stopped: r
 command again (it resumes the latest unfinished run of that config, if the config is
 unchanged) or pass ``--resume runs/NAME/<timestamp>``; finished cells are kept, the cell that
 was running is played again from its start, so no row is lost or duplicated. ``--fresh``
-always starts a new run. A bad config fails before any game is played, naming the key.
+always starts a new run. A bad config fails before any game is played, naming the key, and
+so does an output path that cannot be written (``--runs-dir`` a file, below a file, or in a
+folder this process may not write in; ``--resume`` not a run folder). Every file a resume
+reads (the parts, their ``.done`` markers, ``config.json``) is written durably
+(:mod:`uno_rl.durable`); worker processes end when the runner dies
+(:func:`uno_rl.processes.guard_parent`).
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ import datetime as dt
 import importlib
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -47,10 +51,14 @@ import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents import AgentError
+from uno_rl.cli import CliParser, count_type
 from uno_rl.core.rules import RulesError
+from uno_rl.durable import fsync_folder, write_bytes_durably, write_text_durably
+from uno_rl.processes import MAX_WORKERS
 
 from .eval.backends import BACKENDS, BackendError, make_executor
 from .eval.config import ANALYSES, ConfigError, ExperimentConfig, load_config
+from .eval.outputs import check_output_folder
 from .eval.run import Evaluation, default_workers, evaluate_variant, write_atomic
 from .eval.stats import wilson_interval, z_value
 from .eval.summary import MATCH_COLUMNS
@@ -200,9 +208,18 @@ def choose_run_dir(
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    """Write a file a resume depends on: durably and atomically (:mod:`uno_rl.durable`)."""
+    write_text_durably(path, text)
+
+
+def _make_folders(parts: Path) -> None:
+    """``parts`` and its run folder, made and synced up to the runs folder, so that a crash
+    right after a cell cannot lose the folders its files are in."""
+    missing = [p for p in (parts, *parts.parents) if not p.exists()]
+    parts.mkdir(parents=True, exist_ok=True)
+    for folder in missing:
+        fsync_folder(folder)
+        fsync_folder(folder.parent)
 
 
 def run_experiment(
@@ -223,10 +240,11 @@ def run_experiment(
     """
     folder, resuming = choose_run_dir(config, runs_dir, resume, fresh)
     parts = folder / "parts"
-    parts.mkdir(parents=True, exist_ok=True)
+    _make_folders(parts)
     if not resuming:
+        # config.json last: it is what marks the folder as a run to resume.
+        write_bytes_durably(folder / "config.toml", Path(config.path).read_bytes())
         _write_text(folder / "config.json", json.dumps(config.resolved(), indent=2))
-        shutil.copyfile(config.path, folder / "config.toml")
     done = [c for c in config.cells if (parts / f"cell-{c.index:04d}.done").exists()]
     log(
         f"{'resuming' if resuming else 'starting'} {config.name} in {folder} "
@@ -281,7 +299,7 @@ def run_experiment(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="python -m uno_rl.experiment",
         description="Run an experiment config (experiments/*.toml).",
     )
@@ -289,7 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs-dir", default="runs", help="where runs are written")
     parser.add_argument("--resume", default=None, help="a run folder to resume")
     parser.add_argument("--fresh", action="store_true", help="start a new run")
-    parser.add_argument("--workers", type=int, default=None, help="override the config")
+    parser.add_argument(
+        "--workers", type=count_type(1, MAX_WORKERS), default=None, help="override the config"
+    )
     parser.add_argument(
         "--backend", choices=BACKENDS, default="local",
         help="local worker processes, or Ray tasks (extra 'ray')",
@@ -302,6 +322,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-progress", action="store_true")
     return parser
+
+
+def check_resume_folder(path: str) -> Path:
+    """A ``--resume`` folder: an existing run folder this process can write in."""
+    folder = Path(path)
+    if not folder.is_dir():
+        what = "is a file, not a run folder" if folder.exists() else "does not exist"
+        raise ConfigError(f"--resume {path}: {what}")
+    if not (folder / "config.json").is_file():
+        raise ConfigError(f"--resume {path}: not a run folder (no config.json)")
+    check_output_folder(folder, "--resume", ("DONE",))
+    return folder
 
 
 def resolve_config_path(name: str) -> str:
@@ -320,11 +352,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     start = time.perf_counter()
     try:
-        if args.workers is not None and args.workers < 1:
-            raise ConfigError(f"--workers must be at least 1, got {args.workers}")
         if args.resume and args.fresh:
             raise ConfigError("--resume and --fresh exclude each other")
+        if args.address is not None and args.backend == "local":
+            raise ConfigError("--address is only for --backend ray")
+        # Every output path is checked before the config is built or a game played.
+        if args.resume is not None:
+            check_resume_folder(args.resume)
+        else:
+            check_output_folder(args.runs_dir, "--runs-dir")
         config = load_config(resolve_config_path(args.config), quick=args.quick)
+        if args.resume is None:
+            check_output_folder(Path(args.runs_dir) / config.name, "--runs-dir")
+    except (ConfigError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    try:
         folder = run_experiment(
             config,
             args.runs_dir,

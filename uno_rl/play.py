@@ -31,7 +31,8 @@ range, empty) is explained and asked again.
 Ctrl-C); with ``--save FILE`` the game is saved as a JSON replay (:mod:`uno_rl.replays`) at
 the end, finished or not: ``python -m uno_rl.replay FILE`` shows it again. ``--seed`` fixes the
 deal and the bots' choices (the same seed and the same answers replay the same game);
-without it a fresh seed is drawn and printed. Bad input on the command line (unknown agent,
+without it a fresh seed is drawn, and printed when the game ends (not before: it fixes every
+card, the opponents' hands and the draw pile included). Bad input on the command line (unknown agent,
 preset or switch, a bad seat) exits with code 2 and an error naming it.
 """
 
@@ -46,12 +47,14 @@ from typing import Any, TextIO
 import numpy as np
 
 from uno_rl.agents import AgentError, make_agent
+from uno_rl.cli import CliParser, count_type, seed_type
 from uno_rl.core import engine
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules, RulesError, load_rules
 from uno_rl.replays import AgentSeat, GameRecorder, Replay, play_game, save
 from uno_rl.terminal.console import QuitGame, TerminalPlayer
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
+from uno_rl.terminal.safe import printable
 from uno_rl.terminal.style import Style, use_color
 from uno_rl.terminal.table import seat_names, table_text
 
@@ -63,8 +66,9 @@ HUMAN = "human"
 INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> CliParser:
+    """The command line: one ``error: ...`` line and exit status 2 for bad options."""
+    parser = CliParser(
         prog="python -m uno_rl.play",
         description="Play UNO in the terminal against agents from the zoo or shipped checkpoints.",
     )
@@ -77,25 +81,98 @@ def build_parser() -> argparse.ArgumentParser:
         "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
         help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
     )  # fmt: skip
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots")
+    parser.add_argument(
+        "--seat", type=count_type(0, 9), default=0, help="your seat, 0 to players-1"
+    )
+    parser.add_argument(
+        "--seed", type=seed_type, default=None, help="seed of the deal and the bots (0 to 2^63-1)"
+    )
     parser.add_argument("--save", default=None, metavar="FILE", help="save the replay here")
     parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colors")
     return parser
 
 
 def resolve_rules(preset: str, opponents: int, switches: Sequence[str]) -> Rules:
-    """The rules: ``preset`` with ``switches`` (``KEY=VALUE``) and one seat per player."""
+    """The rules: ``preset`` with ``switches`` (``KEY=VALUE``) and one seat per player.
+
+    Raises:
+        RulesError: an unknown preset or switch, a bad value.
+        ValueError: a malformed switch, ``players`` set, 0 or 10+ opponents, or a preset
+            file that cannot be read (each message names the option).
+    """
     overrides: dict[str, Any] = {}
     if switches:
         from uno_rl.eval.run import parse_switch  # pandas comes with it: only when needed
 
-        overrides = dict(parse_switch(text) for text in switches)
+        for text in switches:
+            try:
+                key, value = parse_switch(text)
+            except ValueError as error:
+                raise ValueError(f"--set {_short(text, 40)}: {error}") from None
+            overrides[key] = value
     if "players" in overrides:
         raise ValueError("the players are you and the --opponents: do not --set players")
     if not 1 <= opponents <= 9:
         raise ValueError(f"--opponents takes 1 to 9 agents (2 to 10 players), got {opponents}")
-    return load_rules(preset, players=opponents + 1, **overrides)
+    try:
+        return load_rules(preset, players=opponents + 1, **overrides)
+    except RulesError:
+        raise
+    except (ValueError, OSError, RecursionError) as error:  # an unreadable preset file
+        raise ValueError(f"--preset {_short(preset)} cannot be read: {_reason(error)}") from None
+
+
+def make_agents(specs: Sequence[str], rules: Rules) -> list:
+    """The agents of the ``--opponents`` specs; errors name the spec."""
+    agents = []
+    for spec in specs:
+        try:
+            agents.append(make_agent(spec, rules))
+        except AgentError:
+            raise
+        except (ValueError, OSError, RecursionError) as error:  # an unreadable agent file
+            raise ValueError(f"agent {_short(spec)} cannot be loaded: {_reason(error)}") from None
+    return agents
+
+
+def check_save_path(path: str | None) -> None:
+    """Refuse at the start a ``--save`` path that can never be written (a folder, or under
+    a file), rather than after the whole game."""
+    if path is None:
+        return
+    if not path.strip():
+        raise ValueError("--save needs a file name, got ''")
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        raise ValueError(f"--save {_short(path)} is a folder; give a file name")
+    parent = os.path.dirname(target)
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
+    if parent and not os.path.isdir(parent):
+        raise ValueError(f"--save {_short(path)}: {parent} is a file, not a folder")
+
+
+def _short(text: str, limit: int = 100) -> str:
+    """``repr(text)``, its middle cut out past ``limit`` characters (the end names the file)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[: limit // 2]}...{shown[-limit // 3 :]}"
+
+
+def _is_digit_limit(error: BaseException) -> bool:
+    return isinstance(error, ValueError) and "integer string conversion" in str(error)
+
+
+def _reason(error: BaseException) -> str:
+    """A short reason for an error met while reading a file or a value."""
+    if isinstance(error, RecursionError):
+        return "nested too deep"
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text (a binary file?)"
+    if _is_digit_limit(error):
+        return "a number with 4,300 or more digits"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
 
 
 def game_seeds(seed: int) -> tuple[int, np.random.Generator]:
@@ -136,12 +213,11 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
         rules = resolve_rules(args.preset, len(args.opponents), args.switches)
         if not 0 <= args.seat < rules.players:
             raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
-        if args.seed is not None and not 0 <= args.seed < 2**63:
-            raise ValueError(f"--seed must be in [0, 2**63), got {args.seed}")
+        check_save_path(args.save)
         specs = list(args.opponents)
-        agents = [make_agent(spec, rules) for spec in specs]
-    except (AgentError, RulesError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        agents = make_agents(specs, rules)
+    except (AgentError, RulesError, ValueError, OSError) as error:
+        print(f"error: {printable(error)}", file=sys.stderr)  # names typed by the user
         return 2
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
     deal_seed, agent_rng = game_seeds(seed)
@@ -159,11 +235,13 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
                 "switches": list(args.switches)},
     )  # fmt: skip
     opponents = ", ".join(voice.who(s) for s in range(rules.players) if s != args.seat)
+    preset = printable(args.preset)
     human.write(
-        style.bold(f"UNO, {args.preset} rules, {rules.players} players: {describe_game(rules)}.")
+        style.bold(f"UNO, {preset} rules, {rules.players} players: {describe_game(rules)}.")
     )
     human.write(f"You are seat {args.seat}. Opponents: {opponents}.")
-    human.write(f"Seed {seed} (the same seed and answers replay this game: --seed {seed}).")
+    # The seed fixes every card (opponents' hands, the draw pile): shown only when it is over.
+    human.write("The seed of this game is shown when it ends.")
     human.write("Type the number of your choice and press Enter; q quits.")
     state = engine.reset(rules, np.array([deal_seed], dtype=np.uint64))
     human.hear(narrate_deal(state, voice, style))
@@ -174,9 +252,11 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
         )  # fmt: skip
     except KeyboardInterrupt:
         human.write("\nInterrupted: the game is abandoned.")
+        _tell_seed(human, seed)
         return _save(args.save, recorder.replay(), human) or INTERRUPTED
     except (QuitGame, EOFError):
         human.write("\nYou left the table: the game is abandoned.")
+        _tell_seed(human, seed)
         return _save(args.save, recorder.replay(), human)
     human.show_news()
     human.write(style.dim("---- game over " + "-" * 40))
@@ -184,7 +264,13 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
     replay = recorder.replay(state)
     assert replay.outcome is not None
     human.write(style.bold(describe_outcome(replay.outcome, rules, voice)))
+    _tell_seed(human, seed)
     return _save(args.save, replay, human)
+
+
+def _tell_seed(human: TerminalPlayer, seed: int) -> None:
+    """The session seed, once the game is over (during it, it would give away every card)."""
+    human.write(f"Seed {seed} (the same seed and answers replay this game: --seed {seed}).")
 
 
 def _save(path: str | None, replay: Replay, human: TerminalPlayer) -> int:
@@ -194,12 +280,12 @@ def _save(path: str | None, replay: Replay, human: TerminalPlayer) -> int:
     try:
         save(replay, path)
     except OSError as error:
-        print(f"error: cannot save the replay to {path}: {error}", file=sys.stderr)
+        print(f"error: cannot save the replay to {printable(f'{path}: {error}')}", file=sys.stderr)
         return 1
     finished = replay.outcome is not None and replay.outcome.finished
     human.write(
-        f"Replay of the {'' if finished else 'unfinished '}game saved to {path} "
-        f"(view it: python -m uno_rl.replay {os.fspath(path)})."
+        f"Replay of the {'' if finished else 'unfinished '}game saved to {printable(path)} "
+        f"(view it: python -m uno_rl.replay {printable(os.fspath(path))})."
     )
     return 0
 

@@ -11,27 +11,32 @@ actions; the recorded outcome is checked against the replayed one.
 
 Views: ``--open`` (the default) shows every hand at every decision and every event, private
 ones included (the cards each player drew, the hand a challenge revealed, the drawn cards a
-player kept, declined jump-ins); ``--seat K`` shows the game as seat K lived it: the table
-with K's hand only (others as card counts) before each of K's decisions and the events K
-could see, addressed to K as "you".
+player kept, declined jump-ins), and the deal seed; ``--seat K`` shows the game as seat K
+lived it: the table with K's hand only (others as card counts) before each of K's decisions
+and the events K could see, addressed to K as "you"; no deal seed (it rebuilds every hand)
+and no other seat's legal actions.
 
 By default the whole game is printed at once; ``--step`` waits for Enter after each decision
 (``q`` then Enter stops). Ctrl-C stops cleanly (exit code 130). A file that is not a replay,
-or whose actions do not replay (the error names the step, ``actions[k]``), exits with code 2.
+or whose actions do not replay (the error names the step, ``actions[k]``), exits with code 2
+and one line ``error: ...`` naming the problem. Names, the preset and messages read from the file
+are printed with control characters escaped (:func:`uno_rl.terminal.safe.printable`), so a
+hostile replay cannot drive the terminal.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from uno_rl.cli import CliParser, count_type
 from uno_rl.core.actions import action_name
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.replays import Replay, ReplayError, deal, load, steps
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
+from uno_rl.terminal.safe import printable
 from uno_rl.terminal.style import Style, use_color
 from uno_rl.terminal.table import seat_names, table_text
 
@@ -40,14 +45,17 @@ __all__ = ["build_parser", "main", "show"]
 INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> CliParser:
+    """The command line: one ``error: ...`` line and exit status 2 for bad options."""
+    parser = CliParser(
         prog="python -m uno_rl.replay",
         description="Show a saved UNO game again, from one seat or with every hand open.",
     )
     parser.add_argument("file", help="a JSON replay")
     view = parser.add_mutually_exclusive_group()
-    view.add_argument("--seat", type=int, default=None, help="show what this seat saw")
+    view.add_argument(
+        "--seat", type=count_type(0, 9), default=None, help="show what this seat saw (0 to 9)"
+    )
     view.add_argument("--open", action="store_true", help="every hand open (the default)")
     parser.add_argument("--step", action="store_true", help="wait for Enter after each decision")
     parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colors")
@@ -76,15 +84,15 @@ def show(
     def write(text: str = "") -> None:
         out.write(text + "\n")
 
-    where = f" (preset {replay.preset})" if replay.preset else ""
+    where = f" (preset {printable(replay.preset)})" if replay.preset else ""
     game = "a match" if rules.match else "a single round"
-    write(
-        style.bold(f"UNO replay: {rules.players} players{where}, {game}, deal seed {replay.seed}.")
-    )
+    # The deal seed rebuilds every hand and the draw pile: only the open view shows it.
+    seed = f", deal seed {replay.seed}" if viewer is None else ""
+    write(style.bold(f"UNO replay: {rules.players} players{where}, {game}{seed}."))
     write("Seats: " + ", ".join(names) + ".")
     program = replay.source.get("program")
-    if program:
-        write(f"Recorded by {program}; {len(replay.actions)} decisions.")
+    if isinstance(program, str) and program:
+        write(f"Recorded by {printable(program)}; {len(replay.actions)} decisions.")
     write("View: every hand open." if viewer is None else f"View: {names[viewer]}'s seat.")
     state = deal(replay)
     for event in narrate_deal(state, voice, style):
@@ -109,11 +117,11 @@ def show(
     write(style.dim("---- end " + "-" * 52))
     finished = replay.outcome is not None and replay.outcome.finished
     write(table_text(state, voice, style, None if finished else viewer))  # hands shown at the end
-    write(style.bold(_ending(replay, voice)))
+    write(style.bold(_ending(replay, voice, viewer)))
     out.flush()
 
 
-def _ending(replay: Replay, voice: Voice) -> str:
+def _ending(replay: Replay, voice: Voice, viewer: int | None) -> str:
     outcome, rules = replay.outcome, replay.rules
     lines = []
     if outcome is None:
@@ -123,9 +131,11 @@ def _ending(replay: Replay, voice: Voice) -> str:
     if replay.violation is not None:
         v = replay.violation
         what = action_name(v.action) if 0 <= v.action < 77 else "out of range"
+        # The evaluator's message lists the offender's legal actions: its hand.
+        why = f": {printable(v.message)}" if viewer in (None, v.seat) else "."
         lines.append(
             f"Then {voice.who(v.seat)} chose an illegal action, {v.action} ({what}), and the "
-            f"evaluator stopped: {v.message}"
+            f"evaluator stopped{why}"
         )
     return "\n".join(lines)
 
@@ -143,7 +153,7 @@ def main(
         if args.seat is not None and not 0 <= args.seat < replay.rules.players:
             raise ReplayError(f"--seat must be in [0, {replay.rules.players - 1}], got {args.seat}")
     except ReplayError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(error)}", file=sys.stderr)  # a path, values: escaped
         return 2
 
     def pause() -> None:

@@ -38,10 +38,13 @@ import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents.random_agents import playable_first
-from uno_rl.core import engine, load_rules, sample_legal_actions
+from uno_rl.cli import MAX_COUNT, CliParser, check_int, check_seed, count_type, fail, seed_type
+from uno_rl.core import Rules, RulesError, engine, load_rules, sample_legal_actions
 from uno_rl.eval import stats
 
 POLICIES = ("random-playable", "random")
+#: Most games in lockstep: about 1 KB of state each, so a million is about a gigabyte.
+MAX_GAMES = 1_000_000
 
 
 def wilson_interval(
@@ -150,12 +153,12 @@ def simulate(
     progress: bool = True,
     policy: str = "random-playable",
 ) -> SimulationResult:
-    """Play ``rounds`` rounds of random play by ``policy`` over ``games`` batched games."""
-    if games < 1 or rounds < 1:
-        raise ValueError(f"games and rounds must be >= 1, got games={games}, rounds={rounds}")
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    rules = load_rules(preset, players=players, **(overrides or {}))
+    """Play ``rounds`` rounds of random play by ``policy`` over ``games`` batched games.
+
+    Every argument is checked before any game is dealt: a bad one raises ``ValueError``
+    (:class:`~uno_rl.core.RulesError` for the rules) naming it.
+    """
+    rules = check_setup(preset, players, games, rounds, seed, overrides, policy)
     rng = np.random.default_rng(seed)
 
     quotas = _round_quotas(rounds, games)
@@ -219,6 +222,27 @@ def simulate(
     )
 
 
+def check_setup(
+    preset: str | Rules,
+    players: int,
+    games: int,
+    rounds: int,
+    seed: int,
+    overrides: dict[str, object] | None,
+    policy: str,
+) -> Rules:
+    """The validated rules of a run; ``ValueError`` (or ``RulesError``) naming a bad argument."""
+    check_int(games, "games", 1, MAX_GAMES)
+    check_int(rounds, "rounds", 1, MAX_COUNT)
+    check_seed(seed)
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    overrides = dict(overrides or {})
+    if "players" in overrides:
+        raise RulesError("set the player count with --players (players=), not as a rule override")
+    return load_rules(preset, players=players, **overrides)
+
+
 def _fmt(value: float) -> str:
     """Whole or large numbers with thousands separators and no decimals, others with 4."""
     if value.is_integer() or abs(value) >= 1000:
@@ -229,25 +253,39 @@ def _fmt(value: float) -> str:
 def _parse_override(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` with a JSON value (``true``, ``3``, ``0.5``, ``"x"``) or a bare string."""
     key, sep, raw = text.partition("=")
-    if not sep or not key:
+    if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     try:
         value = json.loads(raw)
     except json.JSONDecodeError:
         value = raw
+    except ValueError:  # an integer past Python's digit limit
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}={raw[:20]}...: not a usable value"
+        ) from None
     return key.strip(), value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> CliParser:
+    """The command line; every number is checked as it is parsed."""
+    parser = CliParser(
         prog="python -m uno_rl.simulate",
         description="Batched random self-play; prints statistics.",
     )
     parser.add_argument("--preset", default="official", help="rule preset name (envs/NAME.toml)")
-    parser.add_argument("--players", type=int, default=2, help="players per game")
-    parser.add_argument("--games", type=int, default=4096, help="games run in lockstep")
-    parser.add_argument("--rounds", type=int, default=20000, help="rounds to count")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the run's only RNG")
+    parser.add_argument(
+        "--players", type=count_type(2, 10), default=2, help="players per game (2 to 10)"
+    )
+    parser.add_argument(
+        "--games",
+        type=count_type(1, MAX_GAMES),
+        default=4096,
+        help=f"games run in lockstep (1 to {MAX_GAMES:,})",
+    )
+    parser.add_argument(
+        "--rounds", type=count_type(1, MAX_COUNT), default=20000, help="rounds to count"
+    )
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the run's only RNG")
     parser.add_argument(
         "--rule",
         dest="overrides",
@@ -265,14 +303,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> SimulationResult:
+    """Run the command line; bad input exits with one ``error:`` line and status 2."""
     args = build_parser().parse_args(argv)
+    overrides = dict(args.overrides)
+    try:
+        rules = check_setup(
+            args.preset, args.players, args.games, args.rounds, args.seed, overrides, args.policy
+        )
+    except ValueError as error:  # RulesError included
+        fail(str(error))
     result = simulate(
-        preset=args.preset,
+        preset=rules,
         players=args.players,
         games=args.games,
         rounds=args.rounds,
         seed=args.seed,
-        overrides=dict(args.overrides),
         progress=not args.no_progress,
         policy=args.policy,
     )

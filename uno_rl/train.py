@@ -22,9 +22,12 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
    ``update_epochs`` passes of the clipped PPO loss over minibatches (masked categorical
    policy, entropy over legal actions, clipped value loss, advantage normalization, linear
    learning-rate decay).
-4. Every ``checkpoint_every`` updates an atomic checkpoint (model, optimizer, games, pool,
-   every generator; on Ray every worker's games and generators); ``--resume RUN`` continues
-   exactly where a killed run stopped, on the backend and with the workers it started with.
+4. Every ``checkpoint_every`` updates a durable checkpoint (model, optimizer, games, pool,
+   every generator; on Ray every worker's games and generators; written to a temporary file,
+   ``fsync``-ed, renamed, the folder ``fsync``-ed); ``--resume RUN`` continues exactly where a
+   killed run stopped, on the backend and with the workers it started with, and first cuts
+   ``metrics.csv`` and the TensorBoard events back to the checkpoint, so that each update is
+   logged once, as in a run nobody killed.
    A Ray worker lost mid-run is recreated from the state it last reported and its rollout
    rerun, up to ``worker_retries`` times per update, without changing the result; beyond
    that the run stops with an error naming the worker and the update, having merged nothing
@@ -35,6 +38,10 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
 6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
    final evaluation table with 95% intervals.
 
+Bad input (a field out of range, ``nan``, an unsafe run name, a file that is not a config or
+a checkpoint, a checkpoint that does not fit) is one ``error:`` line and exit status 2, and a
+start that fails leaves no run folder: everything is set up and checked before it is made.
+
 The same seed and config give the same run; on Ray, the same number of workers too (another
 number deals other games). Results go to ``runs/NAME/<timestamp>/``. The learner runs on the
 CPU unless ``device`` says ``cuda``; Ray workers play on one CPU each.
@@ -42,35 +49,38 @@ CPU unless ``device`` says ``cuda``; Ray workers play on one CPU each.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 import torch
 from tqdm import tqdm
 
 from uno_rl.agents import AgentError, make_agent
+from uno_rl.cli import CliParser
 from uno_rl.core.rules import Rules, RulesError, load_rules
 from uno_rl.eval.backends import BackendError
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load_train_config
 from uno_rl.ppo.logger import RunLogger
-from uno_rl.ppo.network import (
-    PolicyNetwork,
-    biased_log_probs_and_entropy,
-    feature_columns,
-    input_scale,
-    mask_bias,
-    use_bf16,
+from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale, use_bf16
+from uno_rl.ppo.report import evaluate_policy, final_report, format_final
+from uno_rl.ppo.rollout import LocalSource, RolloutSource, StartedHook
+from uno_rl.ppo.runs import (
+    check_backend,
+    create_run,
+    initial_weights,
+    load_resume,
+    new_run_path,
+    read_run_config,
+    remove_stale_temporaries,
+    restore_learner,
 )
-from uno_rl.ppo.rollout import LocalSource, Rollout, RolloutSource, StartedHook
+from uno_rl.ppo.update import ppo_update
 
-__all__ = ["evaluate_policy", "main", "train"]
+__all__ = ["check_backend", "evaluate_policy", "format_final", "main", "ppo_update", "train"]
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "train-quickstart.toml"
 
@@ -81,27 +91,6 @@ def pick_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise TrainConfigError("device: cuda was asked for but torch sees no CUDA device")
     return torch.device(name)
-
-
-def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, workers: int = 1):
-    """Duplicate-deal evaluation of ``policy`` against each eval agent (head to head)."""
-    from uno_rl.eval.run import Evaluation, evaluate_variant, resolve_variant
-    from uno_rl.eval.tournament import make_matchups
-
-    rules, label = resolve_variant(config.preset, config.players, dict(config.switches))
-    spec = f"ppo:checkpoint={policy}"
-    parts = []
-    for opponent in config.eval_agents:
-        matchups = make_matchups([spec, opponent], rules.players, "head-to-head")
-        parts.append(
-            evaluate_variant(rules, label, matchups, rounds, seed, workers, progress=False)
-        )
-    result = Evaluation.concat(parts)
-    for table in (result.agents, result.seats, result.pairs):
-        for column in ("agent", "agent_a", "agent_b", "matchup"):
-            if column in table:
-                table[column] = table[column].str.replace(spec, "ppo", regex=False)
-    return result
 
 
 def training_rules(config: TrainConfig) -> Rules:
@@ -117,27 +106,6 @@ def training_rules(config: TrainConfig) -> Rules:
 
 def _rate(wins: int, total: int) -> float:
     return wins / total if total else float("nan")
-
-
-def initial_weights(config: TrainConfig) -> dict:
-    """The weights ``init_from`` names (a path, or a file in ``agents/``), checked to fit."""
-    from uno_rl.agents.registry import AGENTS_DIR
-
-    path = Path(config.init_from)
-    if not path.exists() and not path.is_absolute():
-        path = AGENTS_DIR / config.init_from
-    start = load_checkpoint(path)
-    spec = start["network"]
-    if not spec.get("scaled", False):
-        raise TrainConfigError(f"init_from: {path} was trained without input scaling")
-    if list(spec["features"]) != list(config.features) or list(spec["hidden"]) != list(
-        config.hidden
-    ):
-        raise TrainConfigError(
-            f"init_from: {path} has hidden sizes {spec['hidden']} and {len(spec['features'])} "
-            f"observation pieces; the config asks for {config.hidden} and {len(config.features)}"
-        )
-    return start["model"]
 
 
 def open_source(
@@ -163,101 +131,20 @@ def open_source(
     )
 
 
-def check_backend(data: dict, config: TrainConfig, where: Path) -> None:
-    """A checkpoint resumes only on the backend and with the worker count that wrote it."""
-    saved = data.get("backend", {"name": "local", "workers": 1})  # older checkpoints: local
-    if (saved["name"], saved["workers"]) != (config.backend, config.workers):
-        raise CheckpointError(
-            f"{where}: written by backend {saved['name']!r} with {saved['workers']} worker(s); "
-            f"the config asks for backend {config.backend!r} with {config.workers}: the games "
-            "and their generators are split among the workers, so a run resumes only as it "
-            "started"
-        )
-    needed = ("workers",) if config.backend == "ray" else ("games", "carried")
-    missing = [key for key in needed if key not in data]
-    if missing:
-        raise CheckpointError(f"{where}: missing {', '.join(missing)}")
-
-
-def ppo_update(
-    config: TrainConfig,
-    network: PolicyNetwork,
-    optimizer: torch.optim.Optimizer,
-    rollout: Rollout,
-    generator: torch.Generator,
-    device: torch.device,
-) -> dict[str, float]:
-    """``update_epochs`` passes of the clipped PPO loss over minibatches of ``rollout``
-    (shuffled with ``generator``); returns the ``losses/`` metrics."""
-    size = rollout.size
-    b_obs = torch.from_numpy(rollout.obs).to(device)
-    if network.trunk_bf16:
-        # The trunk reads bfloat16 anyway: cast once, not once per minibatch and epoch (the
-        # same values), and gather half the bytes.
-        b_obs = b_obs.to(torch.bfloat16)
-    b_bias = mask_bias(torch.from_numpy(rollout.mask).to(device))
-    b_action = torch.from_numpy(rollout.action).to(device)
-    b_logp = torch.from_numpy(rollout.logp).to(device)
-    b_value = torch.from_numpy(rollout.value).to(device)
-    b_adv = torch.from_numpy(rollout.advantages).to(device)
-    b_ret = torch.from_numpy(rollout.returns).to(device)
-    clipfracs, approx_kl = [], torch.zeros(())
-    pg_loss = v_loss = entropy = torch.zeros(())
-    for _epoch in range(config.update_epochs):
-        order = torch.randperm(size, generator=generator).to(device)
-        for start in range(0, size, config.minibatch_size):
-            mb = order[start : start + config.minibatch_size]
-            logits, new_value = network(b_obs.index_select(0, mb))
-            log_probs, entropies = biased_log_probs_and_entropy(logits, b_bias.index_select(0, mb))
-            new_logp = log_probs.gather(1, b_action.index_select(0, mb)[:, None]).squeeze(1)
-            entropy = entropies.mean()
-            log_ratio = new_logp - b_logp.index_select(0, mb)
-            ratio = log_ratio.exp()
-            with torch.no_grad():
-                approx_kl = ((ratio - 1) - log_ratio).mean()
-                clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
-            mb_adv, mb_value, mb_ret = b_adv[mb], b_value[mb], b_ret[mb]
-            if config.norm_adv and mb.numel() > 1:
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-            pg_loss = torch.max(
-                -mb_adv * ratio,
-                -mb_adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef),
-            ).mean()
-            if config.clip_vloss:
-                clipped = mb_value + torch.clamp(
-                    new_value - mb_value, -config.clip_coef, config.clip_coef
-                )
-                v_loss = 0.5 * torch.max((new_value - mb_ret) ** 2, (clipped - mb_ret) ** 2).mean()
-            else:
-                v_loss = 0.5 * ((new_value - mb_ret) ** 2).mean()
-            loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
-            optimizer.step()
-        if config.target_kl and approx_kl.item() > config.target_kl:
-            break
-    variance = b_ret.var().item() if size > 1 else 0.0
-    explained = 1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
-    return {
-        "losses/policy": pg_loss.item(),
-        "losses/value": v_loss.item(),
-        "losses/entropy": entropy.item(),
-        "losses/approx_kl": approx_kl.item(),
-        "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
-        "losses/explained_variance": explained,
-    }
-
-
 def train(
     config: TrainConfig,
     run: Path,
     resume: bool = False,
     progress: bool = True,
     on_rollout: StartedHook | None = None,
+    on_start: Callable[[Path], None] | None = None,
 ) -> dict:
     """Train per ``config`` into the run folder ``run``; returns the final summary.
 
+    Everything is set up and checked (device, rules, agents, ``init_from``, the checkpoint of a
+    resume, the rollout source) before anything is written: a fresh run's folder is made
+    (with ``config.json``) only then, and a resume's ``metrics.csv`` and TensorBoard events
+    are cut back to its checkpoint only then. ``on_start(run)`` is called at that point.
     ``on_rollout(update, source)`` is called each update once its rollout has been started
     (tests kill a Ray worker there). A lost Ray worker that cannot be recreated raises
     :class:`BackendError`; the run folder then resumes from its last checkpoint.
@@ -276,7 +163,7 @@ def train(
     bf16 = use_bf16(config.precision, device)
     network = PolicyNetwork(len(columns), config.hidden, scale, bf16).to(device)
     if config.init_from and not resume:
-        network.load_state_dict(initial_weights(config))
+        initial_weights(config, network)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = [
         PolicyNetwork(len(columns), config.hidden, scale, bf16).to(device)
@@ -286,23 +173,39 @@ def train(
     generator = torch.Generator().manual_seed(config.seed)
     start_update, decisions, rounds, pool_filled, pool_next = 0, 0, 0, 0, 0
     data = None
+    where = run / "checkpoint.pt"
     if resume:
-        data = load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "rng"))
-        check_backend(data, config, run / "checkpoint.pt")
-        network.load_state_dict(data["model"])
-        optimizer.load_state_dict(data["optimizer"])
-        for net, weights in zip(pool, data["pool"]):
-            net.load_state_dict(weights)
+        data = load_resume(run, config)
+        restore_learner(data, where, network, optimizer, pool, generator)
         pool_filled, pool_next = data["pool_filled"], data["pool_next"]
-        generator.set_state(data["rng"]["sample"])
-        torch.set_rng_state(data["rng"]["torch"])
         start_update, decisions, rounds = data["update"], data["decisions"], data["rounds"]
     # N games in lockstep: in this process, or split over Ray actors (`backend`).
-    source = open_source(
-        config, rules, zoo, network, pool, pool_filled, generator, device, data,
-        str(run / "checkpoint.pt"),
-    )  # fmt: skip
-    logger = RunLogger(run, config.tensorboard)
+    try:
+        source = open_source(
+            config, rules, zoo, network, pool, pool_filled, generator, device, data, str(where)
+        )
+    except (CheckpointError, TrainConfigError, BackendError, AgentError, RulesError):
+        raise
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as error:
+        if data is None:
+            raise
+        raise CheckpointError(
+            f"{where}: its game state does not fit: {type(error).__name__}: {error}"
+        ) from None
+    try:
+        if resume:
+            remove_stale_temporaries(run)
+            # Rows and events past the checkpoint are logged again below: drop them.
+            logger = RunLogger(run, config.tensorboard, keep_rows=start_update,
+                               purge_step=decisions + 1)  # fmt: skip
+        else:
+            create_run(run, config)
+            logger = RunLogger(run, config.tensorboard)
+    except BaseException:
+        source.close()
+        raise
+    if on_start is not None:
+        on_start(run)
 
     def checkpoint(update: int) -> None:
         games = source.state()  # local: games, carried, rng; ray: every worker's state
@@ -440,8 +343,8 @@ def train(
     }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> CliParser:
+    parser = CliParser(
         prog="python -m uno_rl.train",
         description="PPO self-play for UNO. Without arguments: the quick-start config.",
     )
@@ -453,37 +356,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def final_report(run: Path, config: TrainConfig, summary: dict) -> str:
-    """Evaluate ``policy.pt`` against the eval agents; save and format the table."""
-    if not config.final_eval_rounds:
-        return ""
-    from uno_rl.eval.run import default_workers
-
-    result = evaluate_policy(
-        run / "policy.pt", config, config.final_eval_rounds, config.seed + 10**6, default_workers()
-    )
-    result.save(run / "final_eval")
-    return format_final(result, config.final_eval_rounds, "match_win_rate" in result.agents)
-
-
-def format_final(result, count: int, match: bool) -> str:
-    """The final evaluation's lines: rounds won, net points per round and, in matches,
-    matches won and the mean final score, each with its 95% interval."""
-    unit = "matches" if match else "rounds"
-    lines = [f"Final evaluation ({count:,} duplicate-deal {unit} per opponent, 95% intervals):"]
-    for r in result.agents[result.agents.agent == "ppo"].itertuples():
-        line = (
-            f"  ppo vs {r.matchup.split(' vs ', 1)[1]}: rounds won {r.win_rate:.2%} "
-            f"[{r.win_low:.2%}, {r.win_high:.2%}], points/round {r.points:+.2f} "
-            f"[{r.points_low:+.2f}, {r.points_high:+.2f}]"
+def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
+    """The run folder and config of ``--resume`` (only ``--address`` may be given besides)."""
+    address = overrides.pop("address", None)  # where the cluster is, not what runs
+    if {"backend", "workers"} & set(overrides):
+        raise TrainConfigError(
+            "--resume: a run keeps its backend and number of workers (the games and "
+            "their generators are split among the workers); only --address may change"
         )
-        if match:
-            line += (
-                f", matches won {r.match_win_rate:.2%} [{r.match_win_low:.2%}, "
-                f"{r.match_win_high:.2%}], final score {r.final_score:.0f}"
-            )
-        lines.append(line)
-    return "\n".join(lines)
+    given = ["--" + k.replace("_", "-") for k in overrides]
+    given += ["--config"] * (args.config is not None)
+    if given:
+        raise TrainConfigError(
+            "--resume continues a run with its own config: no other settings (got "
+            f"{', '.join(given)}; only --address may be given, to reach a Ray cluster)"
+        )
+    run = Path(args.resume)
+    return run, read_run_config(run, address)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -492,52 +381,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     overrides = {
         name: getattr(args, name) for name in field_names if getattr(args, name) is not None
     }
+    resume = args.resume is not None
     try:
-        if args.resume:
-            address = overrides.pop("address", None)  # where the cluster is, not what runs
-            if {"backend", "workers"} & set(overrides):
-                raise TrainConfigError(
-                    "--resume: a run keeps its backend and number of workers (the games and "
-                    "their generators are split among the workers); only --address may change"
-                )
-            given = ["--" + k.replace("_", "-") for k in overrides] + ["--config"] * bool(
-                args.config
-            )
-            if given:
-                raise TrainConfigError(
-                    "--resume continues a run with its own config: no other settings (got "
-                    f"{', '.join(given)}; only --address may be given, to reach a Ray cluster)"
-                )
-            run = Path(args.resume)
-            try:
-                saved = json.loads((run / "config.json").read_text())
-            except (OSError, json.JSONDecodeError) as error:
-                raise TrainConfigError(
-                    f"--resume {run}: no readable config.json ({error})"
-                ) from None
-            if address is not None:
-                saved["address"] = address
-            config = TrainConfig(**saved)
-            data = load_checkpoint(run / "checkpoint.pt", ("model", "optimizer", "rng"))
-            check_backend(data, config, run / "checkpoint.pt")
+        if resume:
+            run, config = resumed_config(args, overrides)
         else:
-            config = load_train_config(args.config or QUICKSTART, overrides)
-            # Bad rules or agent specs fail here, before a run folder is made.
-            rules = training_rules(config)
-            for spec in [*config.zoo, *config.eval_agents]:
-                make_agent(spec, rules)
-            if config.init_from:
-                initial_weights(config)
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            run = Path(args.runs_dir) / config.name / stamp
-            suffix = 1
-            while run.exists():
-                run = Path(args.runs_dir) / config.name / f"{stamp}-{suffix}"
-                suffix += 1
-            run.mkdir(parents=True)
-            (run / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
-        print(f"{'resuming' if args.resume else 'training'} {config.name} in {run}", flush=True)
-        summary = train(config, run, resume=bool(args.resume), progress=not args.no_progress)
+            if not args.runs_dir:
+                raise TrainConfigError("--runs-dir: must name a folder")
+            config = load_train_config(
+                QUICKSTART if args.config is None else args.config, overrides
+            )
+            # Nothing is made before train() has set everything up and checked it.
+            run = new_run_path(Path(args.runs_dir), config.name)
+
+        def announce(run: Path) -> None:
+            print(f"{'resuming' if resume else 'training'} {config.name} in {run}", flush=True)
+
+        summary = train(config, run, resume, not args.no_progress, on_start=announce)
         print(
             f"{summary['decisions']:,} decisions, {summary['rounds']:,} rounds in "
             f"{summary['seconds']:.0f} s ({summary['decisions'] / max(summary['seconds'], 1e-9):,.0f} "
@@ -550,7 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report)
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")
     except (TrainConfigError, CheckpointError, AgentError, RulesError, BackendError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+        print(f"error: {message}", file=sys.stderr)
         return 2
     return 0
 

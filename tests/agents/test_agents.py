@@ -119,6 +119,8 @@ def test_spec_parsing_and_labels():
         ("color-first:bluff=1,bluff=0", "given twice"),
         ("random:bluff=0.1", "no parameter 'bluff'"),
         ("", "non-empty"),
+        ("color-first:bluff=nan", "'bluff' must be a finite number, got nan"),
+        ("color-first:bluff=-inf", "'bluff' must be a finite number, got -inf"),
     ],
 )
 def test_bad_specs_name_the_problem(spec, message):
@@ -142,6 +144,14 @@ def test_bad_spec_files(tmp_path):
     broken.write_text("strategy = \n")
     with pytest.raises(AgentError, match="broken.toml"):
         make_agent(str(broken), rules)
+    nan = tmp_path / "nan.toml"
+    nan.write_text('strategy = "color-first"\n[params]\nbluff = nan\n')
+    with pytest.raises(AgentError, match="'bluff' must be a finite number"):
+        make_agent(str(nan), rules)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\x00\xff\xfe binary")
+    with pytest.raises(AgentError, match="binary.toml: not a text file"):
+        make_agent(str(binary), rules)
     good = tmp_path / "mine.toml"
     good.write_text('strategy = "rule"\n[params]\nchallenge = "always"\n')
     assert make_agent(str(good), rules).params["challenge"] == "always"

@@ -451,6 +451,9 @@ SWITCH_COMBOS: list[dict] = [
         players=10,
         hand_size=4,
     ),
+    # a +2's jump-in window after its victim's answer (no stacking); stacked +4s' legality
+    dict(jump_in=True, wild_cancels_draw=True, players=4),
+    dict(stacking="any", draw_four_legal="no-playable-card", wild_cancels_draw=True, jump_in=True),
 ]
 COMBO_PLAYERS = (2, 3, 5)
 ROUNDS_PER_COMBO = 200

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from uno_rl.core.cards import parse_card
-from uno_rl.core.phases import JUMP, MULTI, OVER, PLAY
+from uno_rl.core.phases import JUMP, MULTI, OVER, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 
 try:
@@ -152,6 +152,72 @@ def test_jump_in_on_a_draw_two_after_the_victim_drew():
     g = run.game
     assert hand_of(g, 0) == Counter(["green 1", "green 6", "green 5"])
     assert g.actor == 1 and g.phase == PLAY
+
+
+def test_jump_in_on_a_draw_two_the_victim_may_answer_waits_for_the_answer():
+    """No stacking (RULES.md 3): with wild_cancels_draw the victim of a +2 answers first; the
+    window opens once it has drawn (the +2's effects are over), so a jump-in +2 is a new +2
+    for the next player, never a second +2 for the same victim (no one draws 4)."""
+    g = build(
+        jump_rules(wild_cancels_draw=True),
+        hands={0: ["red +2", "green 1"], 1: H1, 2: ["red +2", "blue 1"]},
+        top="red 3",
+        pile=["green 5", "green 6", "green 7", "green 8"],
+    )
+    run = run_both(g, ["red +2"])
+    assert run.game.phase == RESPOND and run.game.actor == 1 and run.game.pending == 2
+    assert run.legal() == ["accept the draw"]
+    run = run_both(run.game, ["accept"])
+    assert hand_of(run.game, 1) == Counter(["yellow 1", "green 8", "green 7"])
+    assert run.game.phase == JUMP and run.game.actor == 2  # now the window opens
+    run = run_both(run.game, ["red +2"])
+    g = run.game
+    assert g.phase == RESPOND and g.actor == 0 and g.pending == 2  # not 4
+    run = run_both(g, ["accept"])
+    g = run.game
+    assert hand_of(g, 0) == Counter(["green 1", "green 6", "green 5"])
+    assert hand_of(g, 1) == Counter(["yellow 1", "green 8", "green 7"])
+    assert g.actor == 1 and g.phase == PLAY and g.pending == 0
+
+
+def test_jump_in_on_a_draw_two_declined_after_the_answer_play_goes_on():
+    g = build(
+        jump_rules(wild_cancels_draw=True),
+        hands={0: ["red +2", "green 1"], 1: H1, 2: ["red +2", "blue 1"]},
+        top="red 3",
+        pile=["green 5", "green 6", "green 7", "green 8"],
+    )
+    run = run_both(g, ["red +2", "accept", "pass"])
+    assert run.game.actor == 2 and run.game.phase == PLAY  # seat 1 drew 2 and lost its turn
+    assert run.game.hand_size(1) == 3 and run.game.hand_size(2) == 2
+
+
+def test_jump_in_on_a_draw_two_cancelled_by_a_wild_has_no_window():
+    g = build(
+        jump_rules(wild_cancels_draw=True),
+        hands={0: ["red +2", "green 1"], 1: ["wild", "yellow 1"], 2: ["red +2", "blue 1"]},
+        top="red 3",
+    )
+    run = run_both(g, ["red +2", "wild blue"])
+    g = run.game
+    assert g.actor == 2 and g.phase == PLAY and g.pending == 0 and g.hand_size(1) == 1
+
+
+def test_jump_in_on_a_draw_two_with_stacking_stacks():
+    """With stacking on, a +2 on a pending +2 is allowed: a jump-in +2 before the victim
+    answers adds to the chain (the window opens right after the play)."""
+    g = build(
+        jump_rules(stacking="same"),
+        hands={0: ["red +2", "green 1"], 1: H1, 2: ["red +2", "blue 1"]},
+        top="red 3",
+        pile=["green 5", "green 6", "green 7", "green 8"],
+    )
+    run = run_both(g, ["red +2"])
+    assert run.game.phase == JUMP and run.game.actor == 2
+    run = run_both(run.game, ["red +2"])
+    assert run.game.phase == RESPOND and run.game.actor == 0 and run.game.pending == 4
+    run = run_both(run.game, ["accept"])
+    assert run.game.hand_size(0) == 1 + 4 and run.game.actor == 1 and run.game.phase == PLAY
 
 
 def test_jump_in_with_the_last_card_wins():

@@ -46,7 +46,7 @@ def test_stacking_same_draw_two_on_draw_two_chain_total_drawn_by_who_accepts():
 def test_stacking_same_draw_four_on_draw_four_only():
     r = rules(players=3, stacking="same")
     g = game(r, ["+4", "green 1"], ["+4", "blue +2", "red 9"], ["yellow 1", "yellow 2"])
-    run = run_both(g, ["+4 blue"])
+    run = run_both(g, ["+4 green"])  # seat 1 holds no green: its +4 is legal
     assert run.game.phase == RESPOND and run.game.actor == 1
     assert sorted(run.legal()) == sorted(["accept the draw", *FOURS])
     run = run_both(run.game, ["+4 yellow", "accept"])
@@ -87,7 +87,10 @@ def test_stacking_any_draw_two_on_draw_four_must_match_the_named_color():
 def test_stacking_any_draw_four_on_draw_two_and_chain_total():
     r = rules(players=3, stacking="any")
     g = game(
-        r, ["red +2", "blue +2", "green 1"], ["+4", "red 1", "yellow 1"], ["yellow 2", "yellow 3"]
+        r,
+        ["red +2", "blue +2", "green 1"],
+        ["+4", "yellow 4", "yellow 1"],
+        ["yellow 2", "yellow 3"],
     )
     run = run_both(g, ["red +2"])
     assert sorted(run.legal()) == sorted(["accept the draw", *FOURS])
@@ -110,12 +113,50 @@ def test_stacking_any_three_card_chain_returns_to_the_first_player():
     assert run.game.hand_size(0) == 2 + 8 and run.game.actor == 1
 
 
-def test_stacking_a_draw_four_in_response_is_not_checked_for_legality():
-    """Reference semantics: stacking a +4 on a draw card is allowed whatever the hand holds."""
-    r = rules(players=3, stacking="any")
-    g = game(r, ["red +2", "red 2"], ["+4", "red 1", "yellow 1"], ["yellow 2", "yellow 3"])
+@pytest.mark.parametrize(
+    ("stacking", "first"), [("any", "red +2"), ("same", "+4 red"), ("any", "+4 red")]
+)
+@pytest.mark.parametrize("holds_red", [True, False])
+def test_stacking_a_draw_four_in_response_must_be_legal(stacking, first, holds_red):
+    """RULES.md 9: "with stacking on, a +4 cannot be challenged and its legality is enforced
+    by the mask": in the respond phase too, a player holding the current color may not stack it."""
+    r = rules(players=3, stacking=stacking)
+    other = "red 1" if holds_red else "yellow 4"
+    h0, top = (
+        (["red +2", "blue 2"], "red 5") if first == "red +2" else (["+4", "blue 2"], "green 5")
+    )
+    g = game(r, h0, ["+4", other, "yellow 1"], ["yellow 2", "yellow 3"], top=top)
+    run = run_both(g, [first])
+    assert run.game.phase == RESPOND and run.game.actor == 1 and run.game.color == 0
+    assert bool(set(FOURS) & set(run.legal())) is not holds_red
+    if holds_red:
+        assert run.legal() == ["accept the draw"]
+        return
+    run = run_both(run.game, ["+4 green"])
+    assert run.game.actor == 2 and run.game.pending == (6 if first == "red +2" else 8)
+    assert run.game.draw4_bluff is False and "challenge" not in run.legal()
+
+
+@pytest.mark.parametrize("switch", ["no-current-color", "no-playable-card"])
+def test_stacked_draw_four_legality_follows_the_legal_switch(switch):
+    """On a red +2, a hand with a blue +2 and no red: legal under no-current-color, but the
+    blue +2 is playable on the +2, so not under no-playable-card (the play phase's test)."""
+    r = rules(players=3, stacking="any", draw_four_legal=switch)
+    g = game(r, ["red +2", "red 2"], ["+4", "blue +2", "yellow 1"], ["yellow 2", "yellow 3"])
     run = run_both(g, ["red +2"])
-    assert set(FOURS) <= set(run.legal())  # seat 1 holds red, the current color
+    expected = ["accept the draw", "play blue +2"]
+    if switch == "no-current-color":
+        expected += FOURS
+    assert sorted(run.legal()) == sorted(expected)
+
+
+def test_stacking_a_draw_four_on_the_last_card_rules_still_apply():
+    """The legality check and the last-card switch combine: a legal +4 as the last card is
+    still refused under last_card='no-draw-four'."""
+    r = rules(players=3, stacking="any", last_card="no-draw-four")
+    g = game(r, ["red +2", "red 2"], ["+4"], ["yellow 2", "yellow 3"])
+    run = run_both(g, ["red +2"])
+    assert run.legal() == ["accept the draw"]
 
 
 def test_stacking_last_card_draw_two_victim_draws_the_chain_and_round_ends():

@@ -69,4 +69,4 @@ def test_fused_wrapper_enforces_order_and_names_bad_actions():
         aec.step(1.5)
     with pytest.raises(ValueError, match="out of range"):
         aec.step(77)
-    assert aec.unwrapped.game.legal_mask().any()  # nothing happened
+    assert aec.unwrapped.privileged_game.legal_mask().any()  # nothing happened

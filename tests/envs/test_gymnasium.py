@@ -92,7 +92,7 @@ def test_full_games_follow_the_core(kwargs):
     obs, info = env.reset(seed=1)
     episodes = truncations = 0
     for _ in range(3000):
-        state, seat, mask = env.game.state, env.learner_seat, info["action_mask"]
+        state, seat, mask = env.privileged_game.state, env.learner_seat, info["action_mask"]
         # the learner is to act: observation and mask are the core's for its seat
         assert state.actor[0] == seat and state.phase[0] != OVER
         assert mask.dtype == bool and mask.shape == (NUM_ACTIONS,) and mask.any()
@@ -109,7 +109,7 @@ def test_full_games_follow_the_core(kwargs):
             continue
         # the end: the core's win-loss reward for the learner's seat
         assert not info["action_mask"].any() and not env.action_masks().any()
-        assert env.game.state.phase[0] == OVER
+        assert env.privileged_game.state.phase[0] == OVER
         winner = info["winner"]
         if truncated:
             assert reward == 0.0 and winner == -1
@@ -145,8 +145,8 @@ def test_episodes_that_end_before_the_learner_acts_are_dealt_again():
     env = UnoEnv(hand_size=1, players=4, learner_seat=3)
     obs, info = env.reset(seed=0)
     for _ in range(60):
-        assert info["action_mask"].any() and env.game.state.phase[0] != OVER
-        assert env.game.actor == 3
+        assert info["action_mask"].any() and env.privileged_game.state.phase[0] != OVER
+        assert env.privileged_game.actor == 3
         obs, info = env.reset()
     assert env.skipped_deals > 0
 
@@ -155,14 +155,14 @@ def test_episodes_that_end_before_the_learner_acts_are_dealt_again():
 def test_penalize_ends_the_episode_and_leaves_the_game():
     env = UnoEnv()
     obs, info = env.reset(seed=0)
-    snapshot = env.game.state.copy()
+    snapshot = env.privileged_game.state.copy()
     illegal = int(np.flatnonzero(~info["action_mask"])[0])
     obs2, reward, terminated, truncated, info2 = env.step(illegal)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info2["illegal_action"] is True and not info2["action_mask"].any()
     assert np.array_equal(obs, obs2)
     for name, value in snapshot.arrays().items():
-        assert np.array_equal(getattr(env.game.state, name), value), name
+        assert np.array_equal(getattr(env.privileged_game.state, name), value), name
     with pytest.raises(ResetNeeded, match="episode is over"):
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
     env = UnoEnv(illegal_reward=-5)
@@ -173,12 +173,12 @@ def test_penalize_ends_the_episode_and_leaves_the_game():
 def test_raise_names_the_action_and_changes_nothing():
     env = UnoEnv(illegal_action="raise")
     obs, info = env.reset(seed=0)
-    snapshot = env.game.state.copy()
+    snapshot = env.privileged_game.state.copy()
     illegal = int(np.flatnonzero(~info["action_mask"])[0])
     with pytest.raises(ValueError, match=rf"illegal action {illegal} .*legal actions: "):
         env.step(illegal)
     for name, value in snapshot.arrays().items():
-        assert np.array_equal(getattr(env.game.state, name), value), name
+        assert np.array_equal(getattr(env.privileged_game.state, name), value), name
     env.step(int(np.flatnonzero(info["action_mask"])[0]))  # still playable
 
 
@@ -220,7 +220,7 @@ def test_opponents_protocol_per_seat():
 
     def make(offset: int):
         def opponent(observation, action_mask, rng):
-            game = env.game
+            game = env.privileged_game
             assert (game.actor - env.learner_seat) % 3 == offset  # it sits where it should
             assert observation.shape == (OBS_SIZE,) and observation.dtype == np.float32
             assert np.array_equal(observation, game.observe(game.actor))  # its own view
@@ -306,14 +306,15 @@ def first_legal(observation, action_mask, rng) -> int:
 def test_duplicate_deals_and_learner_seat_option():
     env = UnoEnv(players=3, opponents=first_legal)  # deterministic: a deal replays exactly
     obs, info = env.reset(seed=9)
-    deal = info["deal_seed"]
+    assert "deal_seed" not in info  # hidden: it rebuilds every hand (privileged only)
+    deal = env.privileged_deal_seed
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
     again, info2 = env.reset(options={"deal_seed": deal})
-    assert info2["deal_seed"] == deal and np.array_equal(obs, again)
+    assert env.privileged_deal_seed == deal and np.array_equal(obs, again)
     for seat in range(3):  # the same deal with the learner in every seat
         obs, info = env.reset(options={"deal_seed": deal, "learner_seat": seat})
-        assert info["learner_seat"] == seat == env.learner_seat == env.game.actor
-        assert info["deal_seed"] == deal == int(env.game.state.key[0])
+        assert info["learner_seat"] == seat == env.learner_seat == env.privileged_game.actor
+        assert env.privileged_deal_seed == deal == int(env.privileged_game.state.key[0])
     with pytest.raises(ValueError, match="unknown reset options"):
         env.reset(options={"deal": 3})
     with pytest.raises(ValueError, match="learner_seat"):

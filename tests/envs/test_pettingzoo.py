@@ -302,7 +302,7 @@ def test_render_ansi_shows_the_table():
     assert isinstance(text, str)
     assert "\x1b[" in text  # colored
     plain = strip_ansi(text)
-    state = aec.unwrapped.game.state
+    state = aec.unwrapped.privileged_game.state
     assert f"top card: [{card_name(int(state.top[0]))}]" in plain
     assert f"color: {COLOR_NAMES[int(state.color[0])]}" in plain
     assert "direction: clockwise" in plain
@@ -321,7 +321,7 @@ def test_render_ansi_shows_the_table():
         legal = np.flatnonzero(obs["action_mask"])
         aec.step(int(legal[gen.integers(legal.size)]))
         plain = strip_ansi(aec.render())
-        state = aec.unwrapped.game.state  # a fresh snapshot of the game
+        state = aec.unwrapped.privileged_game.state  # a fresh snapshot of the game
         direction = "clockwise" if state.direction[0] > 0 else "counter-clockwise"
         assert f"direction: {direction} " in plain
         assert f"draw pile: {int(state.pile_size[0])} " in plain
@@ -449,9 +449,9 @@ def test_observations_are_own_views_and_masks_only_for_the_actor():
         obs = aec.observe(agent)
         assert aec.observation_space(agent).contains(obs)
         seat = int(agent.split("_")[1])
-        assert np.array_equal(obs["observation"][:54], raw.game.state.hands[0, seat])
+        assert np.array_equal(obs["observation"][:54], raw.privileged_game.state.hands[0, seat])
         if agent == aec.agent_selection:
-            assert np.array_equal(obs["action_mask"], raw.game.legal_mask())
+            assert np.array_equal(obs["action_mask"], raw.privileged_game.legal_mask())
         else:
             assert not obs["action_mask"].any()
     with pytest.raises(ValueError, match="unknown agent 'player_9'"):
@@ -494,7 +494,7 @@ def test_reset_without_seed_continues_the_stream():
 def test_deal_seed_option_replays_a_deal():
     aec = uno_v1.raw_env(players=3)
     aec.reset(seed=0, options={"deal_seed": 12345})
-    assert aec.game.deal_seed == 12345
+    assert aec.privileged_game.deal_seed == 12345
     first = [aec.observe(a)["observation"] for a in aec.possible_agents]
     aec.reset(seed=99, options={"deal_seed": 12345, "other": 1})
     assert all(

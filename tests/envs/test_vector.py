@@ -71,7 +71,7 @@ def test_it_is_one_batched_state_not_single_envs():
     env.reset(seed=0)
     assert isinstance(env, gymnasium.vector.VectorEnv)
     assert not isinstance(env, gymnasium.vector.SyncVectorEnv | gymnasium.vector.AsyncVectorEnv)
-    assert isinstance(env.state, State) and env.state.num_games == 64
+    assert isinstance(env.privileged_state, State) and env.privileged_state.num_games == 64
     for value in vars(env).values():
         assert not isinstance(value, gymnasium.Env)
         if isinstance(value, list | tuple):
@@ -81,7 +81,7 @@ def test_it_is_one_batched_state_not_single_envs():
 # ----------------------------------------------------------------------- play loop
 def check_waiting(env: UnoVectorEnv, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray):
     """Games ``rows`` wait for their learner: observation and mask are the core's."""
-    state = env.state
+    state = env.privileged_state
     assert (state.phase[rows] != OVER).all()
     assert (state.actor[rows] == env.seat[rows]).all()
     assert np.array_equal(mask[rows], engine.legal_mask(state)[rows])
@@ -246,7 +246,7 @@ def test_batched_opponents_protocol():
     def make(offset):
         def opponent(observations, masks, rng):
             # the games waiting for an opponent, read from the env's state before the step
-            state = env.state
+            state = env.privileged_state
             waiting = (state.actor != env.seat) & (state.phase != OVER)
             rel = (state.actor.astype(int) - env.seat) % 3
             assert masks.shape[0] == int((waiting & (rel == offset)).sum())
@@ -333,7 +333,7 @@ def test_bad_actions_name_the_problem_and_change_nothing():
     with pytest.raises(ResetNeeded):
         env.step(np.zeros(4, int))
     obs, info = env.reset(seed=0)
-    snapshot = env.state.copy()
+    snapshot = env.privileged_state.copy()
     legal = sample_legal_actions(info["action_mask"], np.random.default_rng(0))
     bad = [
         (legal[:3], ValueError, r"shape \(4,\)"),
@@ -351,7 +351,7 @@ def test_bad_actions_name_the_problem_and_change_nothing():
         with pytest.raises(error, match=match):
             env.step(actions)
     for name, value in snapshot.arrays().items():
-        assert np.array_equal(getattr(env.state, name), value), name
+        assert np.array_equal(getattr(env.privileged_state, name), value), name
     env.step(legal)  # still usable
     with pytest.raises(TypeError, match="seed"):
         env.reset(seed=[1, 2, 3, 4])
@@ -363,4 +363,4 @@ def test_learner_seat_random_is_per_game():
     env = UnoVectorEnv(num_envs=256, players=4, learner_seat="random")
     obs, info = env.reset(seed=0)
     assert set(np.unique(info["learner_seat"])) == {0, 1, 2, 3}
-    assert np.array_equal(obs, observe(env.state, info["learner_seat"]))
+    assert np.array_equal(obs, observe(env.privileged_state, info["learner_seat"]))

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from bad_input.harness import assert_clean_error
 
 from uno_rl import evaluate as cli
 from uno_rl.eval.run import evaluate, parse_switch, variant_label
@@ -95,14 +96,14 @@ def test_command_line_writes_tables(tmp_path, capsys):
         (["rule", "color-first", "--set", "stackng=any"], "unknown rules key 'stackng'"),
         (["rule", "color-first", "--set", "stacking=all"], "'stacking' must be one of"),
         (["rule", "color-first", "--players", "11"], "players"),
-        (["rule", "color-first", "--rounds", "0"], "--rounds must be at least 1"),
-        (["rule", "color-first", "--workers", "0"], "--workers must be at least 1"),
+        (["rule", "color-first", "--rounds", "0"], "--rounds: must be between 1"),
+        (["rule", "color-first", "--workers", "0"], "--workers: must be between 1"),
         (["rule", "color-first", "aggressive", "--mode", "table"], "2 players need 2 agents"),
     ],
 )
 def test_bad_input_fails_before_playing(argv, message, capsys, tmp_path):
-    assert cli.main([*argv, "--out", str(tmp_path / "x"), "--no-progress"]) == 2
-    assert message in capsys.readouterr().err
+    assert_clean_error(cli.main, [*argv, "--out", str(tmp_path / "x"), "--no-progress"],
+                       message, capsys)  # fmt: skip
     assert not (tmp_path / "x").exists()
 
 

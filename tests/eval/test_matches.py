@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from bad_input.harness import assert_clean_error
 
 from uno_rl import evaluate as cli
 from uno_rl.agents import make_agent
@@ -238,18 +239,16 @@ def test_command_line_single_rounds_headline(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--matches", "0"], "--matches must be at least 1, got 0"),
-        (["--matches", "-3"], "--matches must be at least 1"),
+        (["--matches", "0"], "--matches: must be between 1 and 10,000,000, got 0"),
+        (["--matches", "-3"], "--matches: must be between 1"),
         (["--matches", "10", "--rounds", "100"], "--matches and --rounds exclude each other"),
-        (["--matches", str(MAX_MATCHES + 1)], f"--matches must be at most {MAX_MATCHES:,}"),
-        (["--rounds", "1000000000"], "--rounds must be at most 100,000,000"),
+        (["--matches", str(MAX_MATCHES + 1)], f"and {MAX_MATCHES:,}, got {MAX_MATCHES + 1:,}"),
+        (["--rounds", "1000000000"], "--rounds: must be between 1 and 100,000,000"),
         (["--set", "match=true", "--rounds", "20000000"], "--rounds must be at most 10,000,000"),
         (["--matches", "5", "--set", "match=false"], "cannot go with match=false"),
     ],
 )
 def test_bad_match_counts_fail_with_one_line(argv, message, capsys, tmp_path):
-    code = cli.main(["rule", "color-first", *argv, "--out", str(tmp_path / "x"), "--no-progress"])
-    assert code == 2
-    line = _one_line(capsys)
-    assert line.startswith("error: ") and message in line
+    argv = ["rule", "color-first", *argv, "--out", str(tmp_path / "x"), "--no-progress"]
+    assert_clean_error(cli.main, argv, message, capsys)
     assert not (tmp_path / "x").exists()

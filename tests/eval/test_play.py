@@ -97,3 +97,62 @@ def test_match_ups_and_shared_deals():
     assert not np.array_equal(
         other.deal_seeds(), Chunk(rules, ("a", "b"), 0, 3, 0, 0, 10).deal_seeds()
     )
+
+
+def test_chunks_are_planned_lazily_and_submitted_a_few_at_a_time():
+    import types
+    from concurrent.futures import ThreadPoolExecutor
+
+    from uno_rl.eval.tournament import chunk_count, iter_chunks, play_chunks
+
+    rules = load_rules("official")
+    matchups = make_matchups(["a", "b", "c"], 2, "round-robin")
+    plan = iter_chunks(rules, matchups, 50_000, seed=3)
+    assert not isinstance(plan, list) and next(plan).chunk_index == 0
+    listed = plan_chunks(rules, matchups, 50_000, seed=3)
+    assert chunk_count(rules, matchups, 50_000) == len(listed) == 3 * 13
+    pulled, ahead = [], []
+
+    def lazily():
+        for chunk in listed:
+            pulled.append(chunk)
+            yield chunk
+
+    def task(chunk, report=None):
+        return types.SimpleNamespace(winner=np.zeros(chunk.deals), chunk=chunk)
+
+    finished = []
+
+    def on_finished(i, rounds):
+        finished.append(i)
+        ahead.append(len(pulled) - len(finished))
+
+    with ThreadPoolExecutor(2) as pool:
+        parts = play_chunks(lazily(), 2, on_finished, pool, task, pending=3)
+    assert [p.chunk for p in parts] == listed  # chunk order, whatever the finishing order
+    assert max(ahead) <= 3  # never more than `pending` chunks read ahead of the finished ones
+
+
+def test_a_huge_legal_count_starts_at_once(monkeypatch):
+    import time
+
+    from uno_rl.eval import run
+
+    seen = {}
+
+    class Started(Exception):
+        pass
+
+    def first_chunk(chunks, workers, on_finished, pool, task):
+        seen["plan"] = chunks
+        seen["first"] = next(iter(chunks))
+        raise Started
+
+    monkeypatch.setattr(run, "play_chunks", first_chunk)
+    rules = load_rules("official")
+    matchups = make_matchups(["rule", "random", "color-first"], 2, "round-robin")
+    start = time.perf_counter()
+    with pytest.raises(Started):
+        run.evaluate_variant(rules, "official", matchups, run.MAX_ROUNDS, 0, 2, progress=False)
+    assert time.perf_counter() - start < 2.0
+    assert not isinstance(seen["plan"], list | tuple) and seen["first"].chunk_index == 0

@@ -1,6 +1,7 @@
 """The trainer: a smoke run, exact resume after a kill, bad configs, corrupt checkpoints."""
 
 import json
+import random
 import signal
 import subprocess
 import sys
@@ -69,10 +70,14 @@ def test_smoke_run_trains_logs_checkpoints_and_reports(tmp_path, capsys):
 
 
 def test_a_killed_run_resumes_exactly(tmp_path):
+    """kill -9 at a random moment after a checkpoint; the resumed run ends with the same
+    weights and the same metrics.csv rows as the run nobody killed, none lost or doubled."""
+    from test_resume import lost_and_doubled, rows, scalars
+
     longer = [*TINY]
     longer[longer.index("--total-decisions") + 1] = "6144"  # 12 updates
-    command = [sys.executable, "-m", "uno_rl.train", *longer, "--eval-every", "0",
-               "--final-eval-rounds", "0"]  # fmt: skip
+    command = [sys.executable, "-m", "uno_rl.train", *longer, "--eval-every", "5",
+               "--final-eval-rounds", "0", "--eval-rounds", "20"]  # fmt: skip
     straight = tmp_path / "straight"
     subprocess.run([*command, "--runs-dir", str(straight), "--name", "a"], check=True,
                    capture_output=True, timeout=300)  # fmt: skip
@@ -85,6 +90,7 @@ def test_a_killed_run_resumes_exactly(tmp_path):
         if checkpoints and load_checkpoint(checkpoints[0], ("update",))["update"] >= 4:
             break
         time.sleep(0.05)
+    time.sleep(random.uniform(0, 0.5))  # somewhere in the updates after that checkpoint
     process.send_signal(signal.SIGKILL)
     process.wait()
     run = run_dir(killed, "a")
@@ -99,6 +105,10 @@ def test_a_killed_run_resumes_exactly(tmp_path):
     assert a["update"] == b["update"] == 12 and a["decisions"] == b["decisions"]
     for key in a["model"]:
         assert torch.equal(a["model"][key], b["model"][key]), key
+    expected, got = rows(run_dir(straight, "a")), rows(run)
+    assert lost_and_doubled(expected, got) == (0, 0)
+    assert got == expected
+    assert scalars(run) == scalars(run_dir(straight, "a"))
 
 
 @pytest.mark.parametrize(
@@ -137,6 +147,7 @@ def test_the_ray_backend_without_ray_is_a_clear_error(tmp_path, capsys, monkeypa
     args = [*TINY, "--backend", "ray", "--workers", "2", "--runs-dir", str(tmp_path)]
     assert train.main(args) == 2
     assert "the ray backend needs Ray: pip install -e '.[ray]'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # no run folder is left behind
 
 
 def test_config_files(tmp_path):

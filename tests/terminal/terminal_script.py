@@ -7,6 +7,7 @@ runs of :func:`uno_rl.play.main`, so both play the same game for the same seed.
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Sequence
 
 from uno_rl.envs.render import strip_ansi
@@ -100,3 +101,9 @@ def first_card_wild_seed(preset: str, players: int) -> tuple[int, int]:
         if state.phase[0] == COLOR:
             return seed, int(state.actor[0])
     raise AssertionError("no first-card Wild in 5000 deals")
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a spawned program: Ctrl-C as in an interactive shell. A test run
+    started in the background (``pytest &``) ignores SIGINT, and children inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

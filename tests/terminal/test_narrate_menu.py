@@ -120,6 +120,13 @@ def test_answers_are_parsed_or_explained():
     assert parse_answer("7", 1) == "There is no choice 7: type 1."
 
 
+def test_answers_int_cannot_read_are_explained_not_raised():
+    assert "not a number" in parse_answer("²", 3)  # str.isdigit says yes, int() says no
+    assert "not a number" in parse_answer("\u0663", 3)  # an Arabic-Indic three
+    assert parse_answer("9" * 5000, 3).startswith("There is no choice 999999999999...")
+    assert parse_answer("0002", 3) == 1
+
+
 def test_menus_ask_the_phase_question():
     rules = load_rules("official")
     state = engine.reset(rules, np.array([5], np.uint64))

@@ -19,6 +19,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from terminal_script import (
+    default_sigint,
     find_seed,
     first_card_wild_seed,
     pick,
@@ -46,7 +47,7 @@ def spawn(*args: str) -> pexpect.spawn:
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     return pexpect.spawn(
         sys.executable, ["-m", "uno_rl.play", *args], encoding="utf-8", timeout=TIMEOUT,
-        cwd=str(ROOT), env=env, dimensions=(60, 200),
+        cwd=str(ROOT), env=env, dimensions=(60, 200), preexec_fn=default_sigint,
     )  # fmt: skip
 
 
@@ -206,11 +207,15 @@ def test_ctrl_c_stops_cleanly_and_saves(tmp_path):
         (["--opponents", "rule", "--set", "stacking=maybe"], "'stacking' must be one of"),
         (["--opponents", "rule", "--set", "stackin=any"], "did you mean 'stacking'"),
         (["--opponents", "rule:bluff=2"], "'bluff' must be in"),
-        (["--opponents", "rule", "--seed", "-3"], "--seed must be in"),
+        (["--opponents", "rule", "--seed", "-3"], "argument --seed: a seed must be between"),
     ],
 )
 def test_bad_command_lines_exit_2_naming_the_problem(capsys, argv, message):
-    assert play.main(argv, lambda: "1") == 2
+    try:
+        code = play.main(argv, lambda: "1")
+    except SystemExit as stop:  # argparse-level errors (CliParser)
+        code = stop.code
+    assert code == 2
     assert message in capsys.readouterr().err
 
 
@@ -245,9 +250,21 @@ def test_a_shipped_checkpoint_is_an_opponent(tmp_path):
     assert load(tmp_path / "ppo.json").seats == ("human", "ppo-official-2p")
 
 
-def test_an_unwritable_save_path_is_reported(tmp_path, capsys):
+def test_an_unwritable_save_path_is_refused_before_the_game(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code, _ = play_in_process([*OFFICIAL, "--seed", "5", "--save", str(blocker / "x.json")],
+    code, out = play_in_process([*OFFICIAL, "--seed", "5", "--save", str(blocker / "x.json")],
+                                OFFICIAL_PREFER)  # fmt: skip
+    assert code == 2 and "is a file, not a folder" in capsys.readouterr().err
+    assert "Your turn" not in out  # nothing was played
+
+
+def test_a_save_that_fails_at_the_end_is_reported(tmp_path, capsys, monkeypatch):
+    def refuse(replay, path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(play, "save", refuse)
+    code, _ = play_in_process([*OFFICIAL, "--seed", "5", "--save", str(tmp_path / "x.json")],
                               OFFICIAL_PREFER)  # fmt: skip
-    assert code == 1 and "cannot save the replay" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 1 and "cannot save the replay" in err and "Permission denied" in err

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from terminal_script import find_seed, play_in_process
+from terminal_script import default_sigint, find_seed, play_in_process
 
 from uno_rl import replay as cli
 from uno_rl.replays import load
@@ -40,7 +40,8 @@ def run(*argv: str) -> tuple[int, str]:
 
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(sys.executable, ["-m", "uno_rl.replay", *args], encoding="utf-8",
-                         timeout=TIMEOUT, cwd=str(ROOT), dimensions=(60, 200))  # fmt: skip
+                         timeout=TIMEOUT, cwd=str(ROOT), dimensions=(60, 200),
+                         preexec_fn=default_sigint)  # fmt: skip
 
 
 def test_open_view_prints_the_whole_game_with_every_hand(game):

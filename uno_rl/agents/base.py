@@ -21,6 +21,7 @@ rng)`` calls :meth:`act`.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -62,6 +63,10 @@ class Param:
             raise AgentError(
                 f"agent {agent!r}: parameter {name!r} must be {kind.__name__}, got "
                 f"{type(value).__name__} {value!r}"
+            )
+        if kind is float and not math.isfinite(value):
+            raise AgentError(
+                f"agent {agent!r}: parameter {name!r} must be a finite number, got {value!r}"
             )
         if self.choices is not None and value not in self.choices:
             raise AgentError(

@@ -20,11 +20,11 @@ Unknown names, unknown parameters and bad values raise :class:`AgentError` namin
 from __future__ import annotations
 
 import importlib
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from uno_rl.core.rules import Rules
+from uno_rl.tomlfile import read_toml
 
 from .base import Agent, AgentError
 from .random_agents import RandomAgent, RandomPlayableAgent
@@ -87,10 +87,7 @@ def _spec_file(name: str) -> Path | None:
 
 
 def _read_spec_file(path: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise AgentError(f"agent spec file {path}: {error}") from None
+    data = read_toml(path, "an agent spec", AgentError, label="agent spec file ")
     unknown = sorted(set(data) - _SPEC_KEYS)
     if unknown:
         raise AgentError(

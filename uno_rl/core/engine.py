@@ -130,7 +130,7 @@ class StepResult:
             each loser minus its own; 0 where no round was won (truncated, or still going).
         decisions: (N,) int32: decisions the round took.
         draw4_plays, bluffs, challenges, challenges_won, draw4_challenged, bluffs_caught:
-            (N, P) int16 per-seat counts over the round that ended (:data:`STAT_NAMES`).
+            (N, P) int32 per-seat counts over the round that ended (:data:`STAT_NAMES`).
     """
 
     rewards: np.ndarray
@@ -550,6 +550,10 @@ def _respond_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) ->
     if rules.wild_cancels_draw:
         allowed[:, WILD] = True
     ok = allowed & (hand > 0) & ~final[:, None]
+    if rules.stacking != "none":  # a stacked +4 is never challenged: the mask checks it
+        rows = np.flatnonzero(ok[:, WILD_DRAW_FOUR])
+        if rows.size:
+            ok[rows, WILD_DRAW_FOUR] = _draw_four_legal(s, g[rows], hand[rows])
     _last_card_filter(s, g, ok)
     _cards_to_actions(ok, out)
 
@@ -636,7 +640,7 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     if g.size:
         _draw_cards(s, g, seat[g], s.pending[g])
         s.pending[g] = 0
-        _after_penalty(s, g, _next(s, g, seat[g]))
+        _after_penalty(s, g, _next(s, g, seat[g]), seat[g])
     g = groups[_CAT_CHALLENGE]
     if g.size:
         _challenge(s, g, seat[g])
@@ -935,6 +939,8 @@ def _end_turn(
     s.resume_phase[g] = next_phase
     if s.rules.jump_in:
         colored = s.top[g] < 52
+        if s.rules.stacking == "none":  # a +2 still to be answered: the window opens after it
+            colored &= next_phase != RESPOND
         gj = g[colored]
         s.jump_card[gj] = s.top[gj]
         s.jump_from[gj] = seats[colored]
@@ -995,13 +1001,28 @@ def _challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
         _after_penalty(s, gi, _next(s, gi, si))
 
 
-def _after_penalty(s: State, g: np.ndarray, next_seats: np.ndarray) -> None:
-    """After a victim drew: the round ends if a +4 was the last card, else play goes on."""
+def _after_penalty(
+    s: State, g: np.ndarray, next_seats: np.ndarray, victims: np.ndarray | None = None
+) -> None:
+    """After a victim drew: the round ends if a +4 was the last card, else play goes on.
+
+    ``victims`` (who accepted a +2 or +4): without stacking, a +2's jump-in window opens
+    now, once its effect is over (as when the victim draws at once), from its player.
+    """
     empty = s.hand_size[g] == 0
     won = empty.any(axis=1)
     if won.any():
         _end_round(s, g[won], empty[won].argmax(axis=1).astype(np.int8))
-    _start_turn(s, g[~won], next_seats[~won])
+    rest = ~won
+    if victims is not None and s.rules.jump_in and s.rules.stacking == "none":
+        late = rest & (s.top[g] < 52)
+        if late.any():
+            gl = g[late]
+            player = (victims[late].astype(np.int64) - s.direction[gl]) % s.rules.players
+            plays = np.full(gl.size, PLAY, np.int8)
+            _end_turn(s, gl, player.astype(np.int8), next_seats[late], plays)
+            rest &= ~late
+    _start_turn(s, g[rest], next_seats[rest])
 
 
 def _end_round(s: State, g: np.ndarray, winners: np.ndarray) -> None:
@@ -1030,7 +1051,7 @@ def _close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         over |= timeout
     ints = np.zeros(k * (2 + p), np.int32)  # one allocation per dtype: this runs every step
     counts = ints[: 2 * k].reshape(2, k)
-    stats = np.zeros((len(STAT_NAMES), k, p), np.int16)
+    stats = np.zeros((len(STAT_NAMES), k, p), np.int32)
     result = StepResult(
         rewards=np.zeros((k, p), np.float32),
         round_over=over,

@@ -20,7 +20,12 @@ Order of events, decided once here:
   with none has won, once the next player has drawn a final +2/+4 (a final +4 can still
   be challenged first; a caught bluffer then plays on).
 * The jump-in window opens when a colored card's effects are over, before the next
-  player acts; candidates are asked one at a time in the direction of play.
+  player acts; candidates are asked one at a time in the direction of play. Without
+  stacking, a +2 whose victim may answer (``wild_cancels_draw``) is over once the victim
+  has accepted and drawn (so a jump-in +2 never adds to it: no stacking, RULES.md 3); with
+  stacking, the window opens right after the play and a jump-in +2 stacks.
+* With stacking, a +4 cannot be challenged: one stacked in the respond phase must be
+  legal (``draw_four_legal`` against the current color and top card, as in the play phase).
 * ``drawn_card='auto-play'`` (RLCard): the drawn card is played within the draw decision,
   without a UNO check (the hand is as large as before the draw); a Wild or +4 so played
   names color ``bits(key, DRAWN_COLOR, decision number, 0) % 4``; the +4 makes nobody draw,
@@ -296,6 +301,8 @@ class ReferenceGame:
         if rules.wild_cancels_draw:
             cards.append(WILD)
         for k in cards:
+            if k == WILD_DRAW_FOUR and not self.draw_four_legal(seat):
+                continue  # a stacked +4 cannot be challenged: only a legal one is offered
             if hand[k] and self._last_card_allows(seat, k):
                 legal += self._actions_for(k)
         return legal
@@ -334,7 +341,7 @@ class ReferenceGame:
         elif action == ACCEPT:
             self._draw(seat, self.pending)
             self.pending = 0
-            self._after_penalty(self._next(seat))
+            self._after_penalty(self._next(seat), victim=seat)
         elif action == CHALLENGE:
             self._challenge(seat)
         elif action >= CHOOSE_COLOR:
@@ -463,9 +470,14 @@ class ReferenceGame:
             self._end_turn(seat, self._next(seat), PLAY)
 
     def _end_turn(self, seat: int, next_actor: int, next_phase: int) -> None:
-        """Hand over to ``next_actor``, through a jump-in window after a colored card."""
+        """Hand over to ``next_actor``, through a jump-in window after a colored card.
+
+        Without stacking, a +2 whose victim answers (``wild_cancels_draw``) has effects that
+        are not over yet: its window opens once the victim accepts (:meth:`_after_penalty`).
+        """
         self.resume_actor, self.resume_phase = next_actor, next_phase
-        if self.rules.jump_in and self.top < 52:
+        answer_first = next_phase == RESPOND and self.rules.stacking == "none"
+        if self.rules.jump_in and self.top < 52 and not answer_first:
             self.jump_card, self.jump_from = self.top, seat
             self._ask_jump(1)
         else:
@@ -502,11 +514,22 @@ class ReferenceGame:
             self.pending = 0
             self._after_penalty(self._next(seat))
 
-    def _after_penalty(self, next_seat: int) -> None:
-        """After a victim drew: the round ends if the +4 was the last card, else play goes on."""
+    def _after_penalty(self, next_seat: int, victim: int | None = None) -> None:
+        """After a victim drew: the round ends if the +4 was the last card, else play goes on.
+
+        Without stacking, the ``victim`` who accepted a +2 has drawn: its effects are over,
+        and its jump-in window opens now, from the seat that played it.
+        """
         winner = next((s for s in range(self.num_players) if self.hand_size(s) == 0), -1)
         if winner >= 0:
             self._end_round(winner)
+        elif (
+            victim is not None
+            and self.rules.jump_in
+            and self.rules.stacking == "none"
+            and self.top < 52
+        ):
+            self._end_turn(self._next(victim, -1), next_seat, PLAY)
         else:
             self._start_turn(next_seat)
 

@@ -233,34 +233,99 @@ def available_presets() -> list[str]:
     return sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
 
 
-def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The ``[rules]`` table of a preset, by name (``envs/NAME.toml``) or by path to a TOML file."""
-    text = str(name_or_path)
+def _preset_path(name_or_path: str | os.PathLike[str]) -> Path:
+    """The file of a preset given by name (``envs/NAME.toml``) or by path to a TOML file."""
+    text = os.fspath(name_or_path) if isinstance(name_or_path, os.PathLike) else str(name_or_path)
     path = Path(text)
-    if not (text.endswith(".toml") and path.is_file()):
-        path = presets_dir() / f"{text}.toml"
-        if not path.is_file():
+    if text.endswith(".toml") and path.is_file():
+        return path
+    named = presets_dir() / f"{text}.toml"
+    if named.is_file():
+        return named
+    as_path = isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or "/" in text
+    for candidate in (path, named) if as_path else (named,):
+        if candidate.is_dir():
             raise RulesError(
-                f"unknown preset {text!r}; available presets: {', '.join(available_presets()) or 'none'}"
+                f"preset path {candidate} is a directory, not a preset file "
+                "(a TOML file with a [rules] table)"
             )
+    raise RulesError(
+        f"unknown preset {text!r}; available presets: {', '.join(available_presets()) or 'none'}"
+    )
+
+
+def _toml_type(value: Any) -> str:
+    """How TOML calls the type of ``value`` (for error messages)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        tables = bool(value) and all(isinstance(v, dict) for v in value)
+        return "an array of tables" if tables else "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date or time"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``[rules]`` table of a preset, by name (``envs/NAME.toml``) or by path to a TOML file.
+
+    Any problem (no such preset, a directory, unreadable or non-UTF-8 bytes, bad TOML, a
+    ``rules`` that is not a table, an unknown or invalid switch) raises :class:`RulesError`
+    naming the file and the problem; what is returned is a valid rule set.
+    """
+    path = _preset_path(name_or_path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+    except OSError as error:
+        raise RulesError(f"preset file {path} cannot be read: {error.strerror or error}") from None
+    try:
+        text = raw.decode("utf-8-sig")  # an editor's byte-order mark is fine
+    except UnicodeDecodeError as error:
+        raise RulesError(
+            f"preset file {path} is not a text file: byte {error.start} is not UTF-8 "
+            "(a preset is TOML text)"
+        ) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"preset file {path} is not valid TOML: {error}") from error
     extra = set(data) - {"description", "rules"}
     if extra:
         raise RulesError(f"preset file {path}: unknown top-level keys {sorted(extra)}; use [rules]")
-    return dict(data.get("rules", {}))
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise RulesError(
+            f"preset file {path}: description must be a string, got {_toml_type(description)}"
+        )
+    table = data.get("rules", {})
+    if not isinstance(table, dict):
+        raise RulesError(
+            f"preset file {path}: rules must be a table (a [rules] section of key = value "
+            f"lines), got {_toml_type(table)}: rules = {_short(table)}"
+        )
+    values = dict(table)
+    try:
+        Rules.from_dict(values)
+    except RulesError as error:
+        raise RulesError(f"preset file {path}: {error}") from None
+    return values
 
 
 def load_rules(preset: str | os.PathLike[str] | Rules = "official", **overrides: Any) -> Rules:
     """Rules of a preset (name, TOML path or Rules) with keyword overrides applied and validated."""
     if isinstance(preset, Rules):
         return preset.replace(**overrides) if overrides else preset
-    values = read_preset(preset)
-    try:
-        Rules.from_dict(values)
-    except RulesError as error:
-        raise RulesError(f"preset {str(preset)!r}: {error}") from error
+    values = read_preset(preset)  # a valid preset, or an error naming its file
     values.update(overrides)
     return Rules.from_dict(values)

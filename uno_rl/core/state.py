@@ -2,7 +2,9 @@
 
 All games of a batch share one :class:`~uno_rl.core.rules.Rules` (so one player count P).
 Seats are absolute (0 .. P-1); ``direction`` +1 is clockwise. Small integer dtypes keep
-a 2-player game at about 400 bytes (:meth:`State.nbytes_per_game`).
+a 2-player game at about 430 bytes (:meth:`State.nbytes_per_game`). Counters that grow with
+the length of a round (``turn``, ``reshuffles``, ``stats``) are int32: a round may last
+``max_turns`` = 1,000,000 decisions, which can take an int16 counter past 32,767.
 """
 
 from __future__ import annotations
@@ -61,13 +63,13 @@ class State:
     reveal_viewer: np.ndarray  # (N,) int8: seat that saw it (-1 none)
     reveal_target: np.ndarray  # (N,) int8: seat whose hand it was
     turn: np.ndarray  # (N,) int32: decisions taken this round
-    reshuffles: np.ndarray  # (N,) int16: reshuffles of the discard pile this round
+    reshuffles: np.ndarray  # (N,) int32: reshuffles of the discard pile this round
     winner: np.ndarray  # (N,) int8: round winner (-1 none yet, or truncated)
     truncated: np.ndarray  # (N,) bool: round stopped at max_turns
     match_over: np.ndarray  # (N,) bool: match decided (match mode)
     round_index: np.ndarray  # (N,) int32: rounds completed in this match
     scores: np.ndarray  # (N, P) int32: match scores (points, or rounds won)
-    stats: np.ndarray  # (N, len(STAT_NAMES), P) int16: per-seat counters of the round
+    stats: np.ndarray  # (N, len(STAT_NAMES), P) int32: per-seat counters of the round
     _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
     #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
     _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
@@ -124,13 +126,13 @@ class State:
             reveal_viewer=small(-1),
             reveal_target=small(-1),
             turn=small(dtype=np.int32),
-            reshuffles=small(dtype=np.int16),
+            reshuffles=small(dtype=np.int32),
             winner=small(-1),
             truncated=np.zeros(n, bool),
             match_over=np.zeros(n, bool),
             round_index=small(dtype=np.int32),
             scores=np.zeros((n, p), np.int32),
-            stats=np.zeros((n, len(STAT_NAMES), p), np.int16),
+            stats=np.zeros((n, len(STAT_NAMES), p), np.int32),
         )
 
     def arrays(self) -> dict[str, np.ndarray]:

@@ -32,7 +32,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
     Args:
         env: the raw AEC env; its observations are dicts holding ``"action_mask"`` and it has
-            a ``game`` (:class:`~uno_rl.envs.game.SingleGame`) giving the legal mask.
+            a ``privileged_game`` (:class:`~uno_rl.envs.game.SingleGame`) giving the legal mask.
         illegal_reward: reward of a player making an illegal move (others get 0).
 
     Everything but ``step`` and the hot attributes is PettingZoo's ``OrderEnforcingWrapper``.
@@ -75,7 +75,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raw.step(action)  # the dead step (PettingZoo rejects anything but None)
             return
         action = check_action(action)
-        if raw.game.legal_mask()[action]:
+        if raw.privileged_game.legal_mask()[action]:
             raw.step(action)
             return
         EnvLogger.warn_on_illegal_move()

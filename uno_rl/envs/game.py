@@ -93,6 +93,10 @@ def check_action(action) -> int:
 class SingleGame:
     """One UNO game (a round, or a match under ``rules.match``).
 
+    PRIVILEGED: this object holds the whole game, hidden cards included (every hand, the
+    draw pile, the deal seed). The envs keep it private and expose it only as their
+    ``privileged_game``; what a seat may see is :meth:`observe` and :meth:`legal_mask`.
+
     Args:
         rules: the validated rule set (see :func:`uno_rl.core.load_rules`).
 

@@ -60,9 +60,19 @@ with its own view ``(349,)`` float32, its legal actions ``(77,)`` bool and the e
 
 Seeding: ``reset(seed=...)`` seeds ``self.np_random`` (Gymnasium's convention); each
 episode's deal seed, a random learner seat and the opponents' randomness all come from
-it. ``reset(options={"deal_seed": s})`` replays the deal ``s`` (duplicate deals; the deal
-actually played is ``info["deal_seed"]``) and ``options={"learner_seat": k}`` seats the
-learner at ``k`` for that episode. Other option keys raise ``ValueError``.
+it. ``reset(options={"deal_seed": s})`` replays the deal ``s`` (duplicate deals) and
+``options={"learner_seat": k}`` seats the learner at ``k`` for that episode. Other option
+keys raise ``ValueError``.
+
+Hidden information: the observation, ``info`` (``action_mask``, ``learner_seat``, and at the
+end ``winner``, ``match_winner``, ``scores``, ``illegal_action``) and ``render()`` (the
+learner's view: its own hand, every other hand as a count) show only what the learner's seat
+may see; no deal seed is ever in ``info`` (``engine.reset(rules, [deal_seed])`` would rebuild
+every hand and the draw pile). Debugging and duplicate-deal bookkeeping read the full game
+through the *privileged* attributes, which a learner must not be given:
+:attr:`UnoEnv.privileged_game` (every hand, the draw pile, the seed) and
+:attr:`UnoEnv.privileged_deal_seed`. Gymnasium's ``np_random`` and ``np_random_seed`` draw
+every future deal, so they are privileged too.
 
 Bad input raises at construction (unknown preset or rules key, player count outside 2 to
 10: :class:`uno_rl.core.RulesError`; bad ``learner_seat``, ``opponents``,
@@ -186,13 +196,20 @@ class UnoEnv(gymnasium.Env):
         self._fresh = True  # the learner has not acted yet in this episode
         self._carry = 0.0  # reward earned before that first decision (a match)
         self._over = False  # the episode is over (reset needed)
-        self._deal_seed = 0  # deal seed of the episode's first round
         self._round_winner = -1  # winner of the last round that ended (-1: none, a draw)
 
     @property
-    def game(self) -> SingleGame:
-        """The underlying one-game facade (its ``state`` is a core State copy, N = 1)."""
+    def privileged_game(self) -> SingleGame:
+        """PRIVILEGED: the whole game, hidden cards included (every hand, the draw pile, the
+        deal seed; its ``state`` is a core State copy, N = 1). For debugging and tests;
+        never give it to the learner."""
         return self._game
+
+    @property
+    def privileged_deal_seed(self) -> int:
+        """PRIVILEGED: the deal seed of the episode's first round (``reset(options=
+        {"deal_seed": ...})`` replays it); it rebuilds every hand and the draw pile."""
+        return self._game.deal_seed
 
     # ------------------------------------------------------------------- reset
     def reset(
@@ -225,7 +242,6 @@ class UnoEnv(gymnasium.Env):
     def _new_episode(self, deal_seed: int | None, seat: int | None) -> None:
         # The same draws, in the same order, as UnoVectorEnv: deal seed, then seat.
         self._game.reset(self.np_random, deal_seed)
-        self._deal_seed = self._game.deal_seed
         if seat is not None:
             self.learner_seat = seat
         elif self._fixed_seat is None:
@@ -325,11 +341,7 @@ class UnoEnv(gymnasium.Env):
 
     def _info(self, over: bool) -> dict[str, Any]:
         mask = np.zeros(NUM_ACTIONS, bool) if over else self._game.legal_mask().astype(bool)
-        return {
-            "action_mask": mask,
-            "learner_seat": self.learner_seat,
-            "deal_seed": self._deal_seed,
-        }
+        return {"action_mask": mask, "learner_seat": self.learner_seat}  # nothing hidden
 
     def _final_info(self, info: dict[str, Any]) -> None:
         info["winner"] = self._round_winner
@@ -340,7 +352,8 @@ class UnoEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
-        """The text table of :func:`uno_rl.envs.render.render_text` (learner's seat marked)."""
+        """The text table of :func:`uno_rl.envs.render.render_text`: the learner's view (its
+        hand, its legal actions when it is to act; other hands as counts)."""
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode. "
@@ -353,7 +366,7 @@ class UnoEnv(gymnasium.Env):
             "learner" if k == self.learner_seat else f"player_{k}"
             for k in range(self.rules.players)
         ]
-        text = render_text(self._game.state, 0, names, title="Uno-v1")
+        text = render_text(self._game.state, 0, names, title="Uno-v1", viewer=self.learner_seat)
         return present(text, self.render_mode)
 
     def close(self) -> None:

@@ -2,7 +2,10 @@
 
 :func:`render_text` shows the top card and the current color, the direction of play, the
 draw pile, pending draws, every player's hand size (and match score), who acts and in which
-phase, that player's hand and their legal actions. Cards are colored with ANSI escape codes
+phase, and one seat's view: the viewer's hand (by default the player to act) and, when the
+viewer is to act, their legal actions and the card they just drew. Nothing else hidden is
+ever shown (no other hand, not the draw pile's order, no seed), so the text is what the
+viewer may see. Cards are colored with ANSI escape codes
 (red, yellow, green, blue; wilds in bold); pass ``color=False`` for plain text, and
 :func:`strip_ansi` removes the codes from a rendered string.
 
@@ -28,6 +31,7 @@ from uno_rl.core.actions import action_name
 from uno_rl.core.cards import COLOR_NAMES, KIND_COLOR, NUM_KINDS, card_name
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
+from uno_rl.terminal.safe import printable
 
 __all__ = ["color_card", "present", "render_text", "strip_ansi"]
 
@@ -62,21 +66,26 @@ def render_text(
     title: str = "UNO",
     color: bool = True,
     show_hand: bool = True,
+    viewer: int | None = None,
 ) -> str:
     """A readable multi-line picture of game ``game`` of ``state``.
 
     Args:
         state: the batched state.
         game: which game of the batch.
-        names: player names by seat (default ``player_0`` ...).
+        names: player names by seat (default ``player_0`` ...); control characters are
+            escaped (:func:`uno_rl.terminal.safe.printable`).
         title: first word of the header line.
         color: ANSI colors on.
-        show_hand: also list the acting player's hand and legal actions (a spectator's or
-            that player's view; other hands are never shown).
+        show_hand: also show the viewer's hand (and, if the viewer is to act, the card just
+            drawn and the legal actions); other hands are never shown.
+        viewer: the seat whose view this is; ``None``: the player to act.
     """
     s, i = state, game
     p = s.rules.players
-    names = list(names) if names is not None else [f"player_{k}" for k in range(p)]
+    names = (
+        [printable(n) for n in names] if names is not None else [f"player_{k}" for k in range(p)]
+    )
     phase = int(s.phase[i])
     over = phase == OVER
     actor = int(s.actor[i])
@@ -110,15 +119,17 @@ def render_text(
         elif s.winner[i] >= 0:
             lines.append(f"round over: {names[int(s.winner[i])]} wins")
     elif show_hand:
-        hand = s.hands[i, actor]
+        seat = actor if viewer is None else int(viewer)
+        hand = s.hands[i, seat]
         cards = " ".join(
             color_card(k, color, int(hand[k])) for k in range(NUM_KINDS) if hand[k] > 0
         )
-        lines.append(f"hand of {names[actor]}: {cards}")
-        if phase == DRAWN:
-            lines.append(f"just drew: {color_card(int(s.drawn[i]), color)}")
-        legal = np.flatnonzero(engine.legal_mask(s)[i])
-        lines.append("legal: " + ", ".join(f"{a} ({action_name(a)})" for a in legal))
+        lines.append(f"hand of {names[seat]}: {cards}")
+        if seat == actor:
+            if phase == DRAWN:
+                lines.append(f"just drew: {color_card(int(s.drawn[i]), color)}")
+            legal = np.flatnonzero(engine.legal_mask(s)[i])
+            lines.append("legal: " + ", ".join(f"{a} ({action_name(a)})" for a in legal))
     return "\n".join(lines)
 
 

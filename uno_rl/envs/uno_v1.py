@@ -37,7 +37,7 @@ env.close()
 ### Arguments
 
 ``` python
-uno_v1.env(preset="official", players=None, render_mode=None, **rule_overrides)
+uno_v1.env(preset="official", players=None, render_mode=None, render_agent=None, **rule_overrides)
 ```
 
 `preset`: a preset name (see below), the path of a preset TOML file, or a
@@ -47,6 +47,10 @@ uno_v1.env(preset="official", players=None, render_mode=None, **rule_overrides)
 
 `render_mode`: `None`, `"ansi"` (`render()` returns the text) or `"human"` (printed after
 every reset and step).
+
+`render_agent`: the agent whose view `render()` shows (its hand, and its legal actions when
+it is to act), e.g. `"player_0"` for a person playing that seat; `None` (the default): the
+agent to act, whose view changes with every turn.
 
 `rule_overrides`: any rule switch, e.g. `stacking="any"`, `match=True`.
 
@@ -152,6 +156,15 @@ draws one deal seed; everything random in a round derives from that deal seed, s
 seed and actions replay the same game. `reset(options={"deal_seed": s})` replays the deal
 `s` (duplicate deals); other option keys are ignored.
 
+### Hidden information
+
+Observations, infos and `render()` show an agent only what its seat may see: its own hand,
+other hands as sizes, never the draw pile's order nor a deal seed (which would rebuild every
+hand). The full game is reachable for debugging and tests only through the *privileged*
+attribute `privileged_game` (a `uno_rl.envs.game.SingleGame`: every hand, the draw pile, the
+deal seed); never hand it, nor `np_random` / `np_random_seed` (which draw every deal), to an
+agent.
+
 ### Rule switches and presets
 
 Rules are a frozen, validated `uno_rl.core.Rules`; presets are TOML files in the
@@ -205,9 +218,10 @@ into the deck).
 
 ### Rendering
 
-`render()` draws a text table: the top card and the current color, the direction of play,
-the draw pile and pending draws, every player's hand size (and match score), who acts and
-in which phase, that player's hand and legal actions. Cards are colored with ANSI codes
+`render()` draws a text table, the view of one agent (`render_agent`, by default the agent
+to act): the top card and the current color, the direction of play, the draw pile and
+pending draws, every player's hand size (and match score), who acts and in which phase, that
+agent's hand and, when it is to act, its legal actions (no other hand). Cards are colored with ANSI codes
 (red, yellow, green, blue; wilds bold magenta). `"ansi"` returns the string, `"human"`
 prints it.
 
@@ -266,6 +280,7 @@ class raw_env(AECEnv):
         preset: preset name, path of a preset TOML file, or a :class:`~uno_rl.core.Rules`.
         players: number of players (2 to 10); ``None`` keeps the preset's.
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_agent: the agent whose view ``render()`` shows; ``None``: the agent to act.
         **rule_overrides: rule switches applied on top of the preset.
 
     An illegal action raises ``ValueError`` here; :func:`env` adds PettingZoo's
@@ -284,6 +299,7 @@ class raw_env(AECEnv):
         preset: str | os.PathLike[str] | Rules = "official",
         players: int | None = None,
         render_mode: str | None = None,
+        render_agent: str | None = None,
         **rule_overrides: Any,
     ):
         super().__init__()
@@ -304,6 +320,11 @@ class raw_env(AECEnv):
 
         p = self.rules.players
         self.possible_agents = [f"player_{k}" for k in range(p)]
+        if render_agent is not None and render_agent not in self.possible_agents:
+            raise ValueError(
+                f"render_agent must be None or one of {self.possible_agents}, got {render_agent!r}"
+            )
+        self.render_agent = render_agent
         self.agents = self.possible_agents[:]
         self._seats = {agent: k for k, agent in enumerate(self.possible_agents)}
         low, high = observation_bounds(self.rules)
@@ -338,8 +359,10 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     @property
-    def game(self) -> SingleGame:
-        """The underlying one-game facade (its ``state`` is the core State)."""
+    def privileged_game(self) -> SingleGame:
+        """PRIVILEGED: the whole game, hidden cards included (every hand, the draw pile, the
+        deal seed; its ``state`` is a core State copy). For debugging, tests and wrappers;
+        never give it to an agent."""
         return self._game
 
     # ------------------------------------------------------------------- reset
@@ -432,7 +455,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
-        """The text table (see the module docstring): returned (ansi) or printed (human)."""
+        """The text table of the agent to act (see the module docstring): returned (ansi) or
+        printed (human)."""
         if self.render_mode is None:
             import gymnasium
 
@@ -443,7 +467,9 @@ class raw_env(AECEnv):
         state = self._game.state
         if state is None:
             raise RuntimeError("call reset() before render()")
-        text = render_text(state, 0, self.possible_agents, title=str(self.metadata["name"]))
+        viewer = None if self.render_agent is None else self._seats[self.render_agent]
+        names = self.possible_agents
+        text = render_text(state, 0, names, title=str(self.metadata["name"]), viewer=viewer)
         return present(text, self.render_mode)
 
     def close(self) -> None:

@@ -68,6 +68,12 @@ Seeding: ``reset(seed=...)`` seeds the env's generator (``self.np_random``); dea
 random learner seats and the opponents' randomness all come from it, so the same seed and
 the same learner actions replay the same games.
 
+Hidden information: observations and ``info`` hold only what each learner seat may see
+(no other hand, not the draw pile, no deal seed). The batched core state with every hand,
+the draw piles and the deal seeds is :attr:`UnoVectorEnv.privileged_state`, *privileged*:
+for debugging and tests, never for the learner (nor are ``np_random`` and
+``np_random_seed``, which draw every future deal).
+
 Bad input raises at construction (unknown preset or rules key, player count outside 2 to
 10: :class:`uno_rl.core.RulesError`; bad ``num_envs``, ``learner_seat`` or ``opponents``:
 ``TypeError`` / ``ValueError``) or at the call (actions of the wrong type: ``TypeError``;
@@ -273,9 +279,10 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
 
-        #: The batched core state of all games (``None`` before the first reset). A game
-        #: that ended at the last step already holds its next deal here.
-        self.state: State | None = None
+        #: PRIVILEGED: the batched core state of all games, hidden cards and deal seeds
+        #: included (``None`` before the first reset); for debugging and tests, never for the
+        #: learner. A game that ended at the last step already holds its next deal here.
+        self.privileged_state: State | None = None
         #: (N,) int8: the learner's seat in each game.
         self.seat = np.full(n, self._fixed_seat or 0, np.int8)
         #: Episodes that ended before the learner's first decision and were dealt again.
@@ -299,13 +306,13 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         if options:
             raise ValueError(f"UnoVectorEnv.reset takes no options, got {sorted(options)}")
         super().reset(seed=seed)
-        self.state = None
+        self.privileged_state = None
         self._deal(self._rows)
         n = self.num_envs
         self._play_opponents(np.zeros(n), np.zeros(n, bool), np.zeros(n, bool))
         self._done = np.zeros(self.num_envs, bool)
-        self._mask = engine.legal_mask(self.state)
-        return observe(self.state, self.seat), self._info(self._done, self.seat.copy())
+        self._mask = engine.legal_mask(self.privileged_state)
+        return observe(self.privileged_state, self.seat), self._info(self._done, self.seat.copy())
 
     # -------------------------------------------------------------------- step
     def step(
@@ -316,11 +323,11 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         Returns ``(observations (N, 349) float32, rewards (N,) float32, terminated (N,) bool,
         truncated (N,) bool, info)``; see the module docstring for autoreset.
         """
-        if self.state is None:
+        if self.privileged_state is None:
             raise ResetNeeded("call reset() before step()")
         n = self.num_envs
         actions = self._check_actions(actions)
-        state, done = self.state, self._done
+        state, done = self.privileged_state, self._done
         reward = np.zeros(n, np.float64)  # summed in float64, returned as float32
         ended = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
@@ -379,7 +386,11 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         if illegal.size:
             g = int(games[illegal[0]])
             raise illegal_action_error(
-                g, int(actions[illegal[0]]), self._mask[g], int(self.seat[g]), self.state.phase[g]
+                g,
+                int(actions[illegal[0]]),
+                self._mask[g],
+                int(self.seat[g]),
+                self.privileged_state.phase[g],
             )
 
     def _deal(self, games: np.ndarray) -> None:
@@ -388,10 +399,10 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         seeds = new_seeds(rng, games.size)
         if self._fixed_seat is None:
             self.seat[games] = rng.integers(0, self.rules.players, size=games.size)
-        if self.state is None:
-            self.state = engine.reset(self.rules, seeds)
+        if self.privileged_state is None:
+            self.privileged_state = engine.reset(self.rules, seeds)
         else:
-            engine.reset_games(self.state, games, seeds)
+            engine.reset_games(self.privileged_state, games, seeds)
         self._fresh[games] = True
         self._carry[games] = 0.0
 
@@ -425,7 +436,7 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
 
     def _play_opponents(self, reward: np.ndarray, ended: np.ndarray, truncated: np.ndarray) -> None:
         """Opponents act, a batch of games per decision, until every game waits for its learner."""
-        state = self.state
+        state = self.privileged_state
         games = self._rows  # only games an opponent acted in can still wait for one
         while True:
             games = games[(state.actor[games] != self.seat[games]) & (state.phase[games] != OVER)]
@@ -446,10 +457,10 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
 
     def _opponent_actions(self, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         rng = self.np_random
-        actors = self.state.actor[games]
+        actors = self.privileged_state.actor[games]
         observations = None
         if self._opponents_observe:
-            observations = observe(self.state.take(games), actors)
+            observations = observe(self.privileged_state.take(games), actors)
         if self._shared_opponent:
             return self._call(self._opponents[0], 0, games, observations, masks, rng, None)
         actions = np.empty(games.size, np.int64)
@@ -499,4 +510,4 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         return out
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.state = None
+        self.privileged_state = None

@@ -60,14 +60,16 @@ game is played: unknown keys, unknown presets, agents or parameters, impossible 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from uno_rl.agents import AgentError, make_agent
+from uno_rl.cli import MAX_COUNT, MAX_SEED
 from uno_rl.core.rules import Rules, RulesError, load_rules, read_preset
+from uno_rl.tomlfile import read_toml
 
 from .run import MAX_MATCHES, MAX_ROUNDS, variant_label
 from .tournament import MODES, Matchup, cross_matchups, make_matchups
@@ -203,12 +205,7 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
     ``grid`` or ``agents`` table key by key); the run is then named ``NAME-quick``.
     """
     path = str(path)
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such experiment config") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    data = read_toml(path, "an experiment config", ConfigError)
     _check_keys(path, "", data, _TOP)
     name = Path(path).stem
     if quick:
@@ -217,14 +214,14 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
     description = data.get("description", "")
     if not isinstance(description, str):
         raise _fail(path, "description", "must be a string")
-    seed = _int(path, "seed", data.get("seed", 0), 0)
+    seed = _int(path, "seed", data.get("seed", 0), 0, MAX_SEED)
     workers = data.get("workers")
     if workers is not None:
         workers = _int(path, "workers", workers, 1, 1024)
     confidence = data.get("confidence", 0.95)
     if isinstance(confidence, bool) or not isinstance(confidence, float) or not 0 < confidence < 1:
         raise _fail(path, "confidence", f"must be a number in (0, 1), got {confidence!r}")
-    rating_rounds = _int(path, "rating_rounds", data.get("rating_rounds", 20_000), 0)
+    rating_rounds = _int(path, "rating_rounds", data.get("rating_rounds", 20_000), 0, MAX_COUNT)
     analysis = data.get("analysis")
     if analysis is not None and analysis not in ANALYSES:
         raise _fail(path, "analysis", f"must be one of {', '.join(ANALYSES)}, got {analysis!r}")
@@ -304,22 +301,27 @@ def _section_cells(
     for required in ("presets", "players"):
         if required not in grid:
             raise _fail(path, f"{pre}grid.{required}", "is required")
-    presets = _list(path, f"{pre}grid.presets", grid["presets"])
+    presets = _distinct(
+        path, f"{pre}grid.presets", _list(path, f"{pre}grid.presets", grid["presets"])
+    )
     players = [
         _int(path, f"{pre}grid.players", p, 2, 10)
         for p in _list(path, f"{pre}grid.players", grid["players"])
     ]
+    _distinct(path, f"{pre}grid.players", players)
     switch_table = grid.get("switches", {})
     if not isinstance(switch_table, dict):
         raise _fail(path, f"{pre}grid.switches", "must be a table of key = [values]")
     switch_names = list(switch_table)
     for switch in switch_names:
-        _list(path, f"{pre}grid.switches.{switch}", switch_table[switch])
+        key = f"{pre}grid.switches.{switch}"
+        _distinct(path, key, _list(path, key, switch_table[switch]))
         if switch == "players":
             raise _fail(path, f"{pre}grid.switches.players", "use grid.players for player counts")
 
     specs, mode, lineups = _agents(path, data["agents"], pre)
     focus = _focus(path, data.get("focus", []), pre)
+    used = [False] * len(focus)
 
     cells = []
     for preset in presets:
@@ -348,15 +350,37 @@ def _section_cells(
                 for cell_switches, cell_rules, count, unit in _plays(
                     switches, rules, rounds, matches
                 ):
-                    cell_count = max(
-                        [count]
-                        + [f[unit] for f in focus if unit in f and _matches(f, preset, cell_rules)]
-                    )
+                    hits = [
+                        i
+                        for i, f in enumerate(focus)
+                        if unit in f and _matches(f, preset, cell_rules)
+                    ]
+                    for i in hits:
+                        used[i] = True
+                    cell_count = max([count] + [focus[i][unit] for i in hits])
                     index = first + len(cells)
                     cells.append(
                         Cell(index, preset, cell_switches, cell_rules, matchups, cell_count)
                     )
+    for i, entry in enumerate(focus):
+        if not used[i]:
+            units = " or ".join(u for u in ("rounds", "matches") if u in entry)
+            raise _fail(
+                path,
+                f"{pre}focus[{i}]",
+                f"matches no {units} cell of the grid (presets {presets}, players {players}, "
+                f"switches {dict(switch_table)}); check its presets, players and switch values",
+            )
     return cells, specs, mode
+
+
+def _distinct(path: str, key: str, values: list) -> list:
+    seen = []
+    for value in values:
+        if value in seen:
+            raise _fail(path, key, f"names {value!r} twice")
+        seen.append(value)
+    return values
 
 
 def _plays(switches, rules: Rules, rounds: int | None, matches: int | None):
@@ -457,8 +481,23 @@ def _focus(path: str, value: Any, pre: str = "") -> list[dict]:
         for key in ("presets", "players"):
             if key in entry:
                 _list(path, f"{where}.{key}", entry[key])
-        if not isinstance(entry.get("switches", {}), dict):
+        if not all(isinstance(p, str) for p in entry.get("presets", [])):
+            raise _fail(path, f"{where}.presets", "must be a list of preset names")
+        for p in entry.get("players", []):
+            _int(path, f"{where}.players", p, 2, 10)
+        switches = entry.get("switches", {})
+        if not isinstance(switches, dict):
             raise _fail(path, f"{where}.switches", "must be a table of key = value")
+        names = [f.name for f in dataclasses.fields(Rules)]
+        for key in switches:
+            if key not in names:
+                close = difflib.get_close_matches(key, names, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise _fail(
+                    path,
+                    f"{where}.switches",
+                    f"unknown rule switch {key!r}{hint}; valid switches: {', '.join(names)}",
+                )
     return value
 
 

@@ -102,7 +102,7 @@ class Outcomes:
         scores: (J, P) int32: final match scores under match rules (the rules' ``scoring``
             school), zeros otherwise.
         draw4_plays, bluffs, challenges, challenges_won, draw4_challenged, bluffs_caught:
-            (J, P) int16 per-seat counts summed over the job's rounds
+            (J, P) int32 per-seat counts summed over the job's rounds
             (:data:`~uno_rl.core.state.STAT_NAMES`).
     """
 
@@ -135,7 +135,7 @@ class Outcomes:
             decisions=np.zeros(jobs, np.int32),
             scores=np.zeros((jobs, players), np.int32),
             **seats,
-            **{name: np.zeros((jobs, players), np.int16) for name in STAT_NAMES},
+            **{name: np.zeros((jobs, players), np.int32) for name in STAT_NAMES},
         )
 
 

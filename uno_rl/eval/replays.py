@@ -25,13 +25,14 @@ import dataclasses
 import functools
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
+from uno_rl.durable import write_text_durably
 from uno_rl.replays import Replay, Violation, outcome_of, save, simulate
 from uno_rl.replays.batch import ActionLog
 
@@ -40,6 +41,7 @@ from .tournament import Chunk, Matchup, play_chunk, rules_key
 
 __all__ = [
     "DEFAULT_SAMPLE",
+    "MAX_SAMPLE",
     "Kept",
     "ReplayRequest",
     "ReplaySample",
@@ -55,6 +57,8 @@ __all__ = [
 #: The sample ``--save-replays`` keeps unless ``--replay-sample`` says otherwise.
 DEFAULT_SAMPLE = "longest:3,random:3,truncated:3,violations"
 _COUNTED = ("longest", "random", "truncated")
+#: The most games one selector may keep per match-up (kept replays are held in memory).
+MAX_SAMPLE = 10_000
 _PICK_STREAM = 0x7265706C  # "repl": the random picks' own seed stream
 
 
@@ -83,9 +87,11 @@ class ReplaySample:
                     raise ValueError(f"replay sample {text!r}: 'violations' takes no count")
                 values[name] = True
             elif name in _COUNTED:
-                if not count.strip().isdigit() or int(count) < 1:
+                count = count.strip()
+                if not count.isdigit() or len(count) > 12 or not 1 <= int(count) <= MAX_SAMPLE:
                     raise ValueError(
-                        f"replay sample {text!r}: {name!r} needs a count, e.g. {name}:5"
+                        f"replay sample {text!r}: {name!r} needs a count from 1 to "
+                        f"{MAX_SAMPLE:,}, e.g. {name}:5"
                     )
                 values[name] = int(count)
             else:
@@ -292,29 +298,26 @@ def play_sampled_chunk(
     return SampledOutcomes(**values, kept=recorder.results())
 
 
-def sampled_task(sample: ReplaySample, chunks: Sequence[Chunk], seed: int):
+def sampled_task(sample: ReplaySample, rules: Rules, matchups: int, jobs: int, seed: int):
     """The chunk task of :func:`~uno_rl.eval.tournament.play_chunks` that records ``sample``
-    (a picklable partial of :func:`play_sampled_chunk`)."""
-    picks: dict[int, tuple[int, ...]] = {}
-    deals: dict[int, int] = {}
-    for chunk in chunks:
-        deals[chunk.matchup_index] = deals.get(chunk.matchup_index, 0) + chunk.deals
-    for matchup, count in deals.items():
-        rules = chunks[0].rules  # one variant: the same rules in every chunk
-        drawn = random_picks(sample, seed, rules, matchup, count * rules.players)
-        picks[matchup] = tuple(int(j) for j in drawn)
+    (a picklable partial of :func:`play_sampled_chunk`) for ``matchups`` match-ups of
+    ``jobs`` jobs each under ``rules``."""
+    picks = {
+        m: tuple(int(j) for j in random_picks(sample, seed, rules, m, jobs))
+        for m in range(matchups)
+    }
     return functools.partial(play_sampled_chunk, sample=sample, picks=picks)
 
 
 def merge_sample(
-    sample: ReplaySample, chunks: Sequence[Chunk], parts: Sequence[SampledOutcomes]
+    sample: ReplaySample, chunks: Iterable[Chunk], parts: Sequence[SampledOutcomes]
 ) -> list[list[Kept]]:
     """The final sample of every match-up (job order) from its chunks' kept games."""
-    count = 1 + max((c.matchup_index for c in chunks), default=-1)
-    kept: list[list[Kept]] = [[] for _ in range(count)]
+    kept: dict[int, list[Kept]] = {}
     for chunk, part in zip(chunks, parts):
-        kept[chunk.matchup_index].extend(part.kept)
-    return [_select(sample, games) for games in kept]
+        kept.setdefault(chunk.matchup_index, []).extend(part.kept)
+    count = 1 + max(kept, default=-1)
+    return [_select(sample, kept.get(m, [])) for m in range(count)]
 
 
 def _select(sample: ReplaySample, kept: Sequence[Kept]) -> list[Kept]:
@@ -399,13 +402,11 @@ def _index_row(path: Path, variant: str, matchup: Matchup, replay: Replay, reaso
 
 
 def _write_index(folder: Path, rows: list[dict]) -> None:
-    """``index.csv`` of the saved replays, written to a temporary file then renamed."""
+    """``index.csv`` of the saved replays, written durably (:mod:`uno_rl.durable`)."""
     names = ["file", "variant", "players", "matchup", "seats", "deal", "rotation", "decisions",
              "winner", "truncated", "reasons"]  # fmt: skip
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=names)
     writer.writeheader()
     writer.writerows(rows)
-    tmp = folder / "index.csv.tmp"
-    tmp.write_text(text.getvalue(), encoding="utf-8")
-    os.replace(tmp, folder / "index.csv")
+    write_text_durably(folder / "index.csv", text.getvalue())

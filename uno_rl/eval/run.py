@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
-import tomllib
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +12,10 @@ import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents import make_agent
+from uno_rl.cli import MAX_COUNT, check_float, check_int, check_seed, parse_toml_value
 from uno_rl.core.rules import Rules, load_rules
+from uno_rl.durable import replace_durably
+from uno_rl.processes import MAX_WORKERS
 
 from .backends import make_executor
 from .play import IllegalActionError
@@ -21,8 +24,8 @@ from .summary import agent_table, pair_table, rating_table, seat_table
 from .tournament import (
     Matchup,
     concat_outcomes,
+    iter_chunks,
     make_matchups,
-    plan_chunks,
     play_chunk,
     play_chunks,
 )
@@ -33,6 +36,7 @@ __all__ = [
     "Evaluation",
     "as_matches",
     "check_count",
+    "check_settings",
     "default_workers",
     "evaluate",
     "parse_switch",
@@ -61,6 +65,18 @@ def check_count(count: int, match: bool, name: str | None = None) -> int:
     return count
 
 
+def check_settings(seed: int, workers: int | None, confidence: float, rating_rounds: int) -> None:
+    """The run-wide settings of an evaluation, checked before any game: a seed in
+    [0, 2^63 - 1], 1 to :data:`~uno_rl.processes.MAX_WORKERS` workers, a confidence in
+    (0, 1), 0 to :data:`~uno_rl.cli.MAX_COUNT` rating rounds; ``ValueError`` naming the bad
+    one."""
+    check_seed(seed)
+    if workers is not None:
+        check_int(workers, "workers", 1, MAX_WORKERS)
+    check_float(confidence, "confidence", 0.0, 1.0, low_open=True, high_open=True)
+    check_int(rating_rounds, "rating_rounds", 0, MAX_COUNT)
+
+
 def as_matches(rules: Rules, label: str) -> tuple[Rules, str]:
     """The same rules played as whole matches (``match = true``, keeping the preset's
     ``match_target`` and ``scoring``) and their variant label (``+match=true`` added when the
@@ -83,11 +99,7 @@ def parse_switch(text: str) -> tuple[str, Any]:
     key, eq, value = text.partition("=")
     if not eq or not key.strip():
         raise ValueError(f"a rule switch must be key=value, got {text!r}")
-    try:
-        parsed = tomllib.loads(f"v = {value.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
-        parsed = value.strip()
-    return key.strip(), parsed
+    return key.strip(), parse_toml_value(value)
 
 
 def variant_label(preset: str, switches: dict[str, Any]) -> str:
@@ -134,11 +146,12 @@ class Evaluation:
 
 
 def write_atomic(table: pd.DataFrame, stem: str) -> None:
-    """``stem.parquet`` and ``stem.csv``, each written to a temporary file then renamed."""
+    """``stem.parquet`` and ``stem.csv``, each written durably and atomically (a temporary
+    file, ``fsync``, rename, ``fsync`` of the folder: :func:`uno_rl.durable.replace_durably`),
+    so that what a resumed run reads back survives a crash or a power cut."""
     for suffix, writer in ((".parquet", _to_parquet), (".csv", _to_csv)):
-        tmp = f"{stem}{suffix}.tmp"
-        writer(table, tmp)
-        os.replace(tmp, stem + suffix)
+        with replace_durably(stem + suffix) as tmp:
+            writer(table, str(tmp))
 
 
 def _to_parquet(table: pd.DataFrame, path: str) -> None:
@@ -200,6 +213,8 @@ def evaluate(
         rules, label = as_matches(rules, label)
         rounds = check_count(matches, True)
     rounds = 20_000 if rounds is None else rounds
+    check_count(rounds, rules.match)
+    check_settings(seed, workers, confidence, rating_rounds)
     matchups = resolve_matchups(agents, rules, mode)
     workers = default_workers() if workers is None else workers
     pool = (
@@ -268,9 +283,14 @@ def evaluate_variant(
     propagates (``error.replay_path``).
     """
     check_count(rounds, rules.match)
-    chunks = plan_chunks(rules, matchups, rounds, seed, slots)
+    check_settings(seed, workers, confidence, rating_rounds)
+
+    def chunks():  # planned lazily, as often as needed: a chunk is a few numbers
+        return iter_chunks(rules, matchups, rounds, seed, slots)
+
     workers = default_workers() if workers is None else workers
-    total = sum(c.deals * rules.players for c in chunks)
+    deals = math.ceil(rounds / rules.players)
+    total = len(matchups) * deals * rules.players
     with tqdm(
         total=total,
         disable=not progress,
@@ -279,18 +299,23 @@ def evaluate_variant(
         desc=description or f"{label} {rules.players}p",
         leave=False,
     ) as bar:
-        task = play_chunk if replays is None else sampled_task(replays.sample, chunks, seed)
+        task = play_chunk
+        if replays is not None:
+            task = sampled_task(replays.sample, rules, len(matchups), total // len(matchups), seed)
         try:
-            parts = play_chunks(chunks, workers, lambda _i, k: bar.update(k), pool, task)
+            parts = play_chunks(chunks(), workers, lambda _i, k: bar.update(k), pool, task)
         except IllegalActionError as error:
             if replays is not None:
                 error.replay_path = save_violation(replays, label, matchups, error)
             raise
     if replays is not None:
-        write_sample(replays, label, matchups, merge_sample(replays.sample, chunks, parts))
+        write_sample(replays, label, matchups, merge_sample(replays.sample, chunks(), parts))
     outcomes = []
+    by_matchup: list[list] = [[] for _ in matchups]
+    for chunk, part in zip(chunks(), parts):
+        by_matchup[chunk.matchup_index].append(part)
     for m in range(len(matchups)):
-        outcomes.append(concat_outcomes([o for c, o in zip(chunks, parts) if c.matchup_index == m]))
+        outcomes.append(concat_outcomes(by_matchup[m]))
     players, match = rules.players, rules.match
     lowest = rules.scoring == "losers-add"
     return Evaluation(

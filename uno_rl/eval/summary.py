@@ -328,6 +328,8 @@ def rating_table(
     used = 0
     longest = max((s[0].shape[0] for s in streams), default=0)
     for j in range(longest):
+        if used >= max_games:  # every game rated: the rest of the stream is never looked at
+            break
         for labels, ranks, rated in streams:
             if used >= max_games:
                 break

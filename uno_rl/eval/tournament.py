@@ -21,14 +21,14 @@ import math
 import os
 import sys
 import zlib
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 
 import numpy as np
 
+from uno_rl import processes
 from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules
-from uno_rl.processes import process_context
 
 from .play import Outcomes, Recorder, play_jobs
 
@@ -37,8 +37,10 @@ __all__ = [
     "MODES",
     "Chunk",
     "Matchup",
+    "chunk_count",
     "concat_outcomes",
     "cross_matchups",
+    "iter_chunks",
     "make_matchups",
     "plan_chunks",
     "play_chunks",
@@ -151,19 +153,32 @@ class Chunk:
         return np.random.Generator(np.random.PCG64(sequence))
 
 
-def plan_chunks(
+def iter_chunks(
     rules: Rules, matchups: Sequence[Matchup], rounds: int, seed: int, slots: int = 4096
-) -> list[Chunk]:
+) -> Iterator[Chunk]:
     """Chunks playing at least ``rounds`` jobs per match-up (whole deals: a multiple of P):
     rounds, or whole matches when ``rules.match`` (then a deal seeds the match's first round,
-    and each later round's deal follows from the one before, the same in every seating)."""
+    and each later round's deal follows from the one before, the same in every seating).
+
+    A generator: a run of any size starts at once, whatever its number of chunks
+    (:func:`chunk_count`)."""
     deals = math.ceil(rounds / rules.players)
-    chunks = []
     for m, matchup in enumerate(matchups):
         for c, first in enumerate(range(0, deals, CHUNK_DEALS)):
             count = min(CHUNK_DEALS, deals - first)
-            chunks.append(Chunk(rules, matchup.lineup, m, seed, c, first, count, slots))
-    return chunks
+            yield Chunk(rules, matchup.lineup, m, seed, c, first, count, slots)
+
+
+def chunk_count(rules: Rules, matchups: Sequence[Matchup], rounds: int) -> int:
+    """How many chunks :func:`iter_chunks` yields."""
+    return len(matchups) * math.ceil(math.ceil(rounds / rules.players) / CHUNK_DEALS)
+
+
+def plan_chunks(
+    rules: Rules, matchups: Sequence[Matchup], rounds: int, seed: int, slots: int = 4096
+) -> list[Chunk]:
+    """:func:`iter_chunks` as a list (for small plans and tests)."""
+    return list(iter_chunks(rules, matchups, rounds, seed, slots))
 
 
 def play_chunk(
@@ -194,47 +209,64 @@ def _one_thread_per_worker() -> None:
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes for :func:`play_chunks` (started as
-    :func:`uno_rl.processes.process_context` says)."""
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=process_context(), initializer=_one_thread_per_worker
-    )
+    :func:`uno_rl.processes.process_context` says; they end when this process dies)."""
+    return processes.worker_pool(workers, _one_thread_per_worker)
 
 
 def play_chunks(
-    chunks: Sequence[Chunk],
+    chunks: Iterable[Chunk],
     workers: int = 1,
     on_finished: Callable[[int, int], None] | None = None,
-    pool: ProcessPoolExecutor | None = None,
+    pool: Executor | None = None,
     task: Callable[..., Outcomes] = play_chunk,
+    pending: int | None = None,
 ) -> list[Outcomes]:
     """Play ``chunks``: in this process (``workers == 1``), in ``pool``, or in a pool of
     ``workers`` processes made for the call. ``task(chunk, on_finished)`` plays one chunk
     (default :func:`play_chunk`; a picklable callable for worker processes).
 
-    ``on_finished(chunk_position, rounds)`` reports progress; results come back in chunk order.
-    A failing chunk raises its error here; nothing is returned for the others.
+    ``chunks`` is consumed lazily (an :func:`iter_chunks` generator): at most ``pending``
+    chunks (default 4 per worker, at least 16) are submitted and not yet finished at any
+    time, so the plan is never materialized. ``on_finished(chunk_position, rounds)`` reports
+    progress; results come back in chunk order. A failing chunk raises its error here;
+    nothing is returned for the others.
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    results: list[Outcomes | None] = [None] * len(chunks)
-    if pool is None and (workers == 1 or len(chunks) <= 1):
+    results: dict[int, Outcomes] = {}
+    chunks = iter(chunks)
+    head = list(itertools.islice(chunks, 2))
+    chunks = itertools.chain(head, chunks)
+    if pool is None and (workers == 1 or len(head) <= 1):
         for i, chunk in enumerate(chunks):
             report = None if on_finished is None else (lambda k, i=i: on_finished(i, k))
             results[i] = task(chunk, report)
-        return results  # type: ignore[return-value]
+        return [results[i] for i in range(len(results))]
     own = pool is None
     pool = worker_pool(workers) if own else pool
+    limit = pending or max(16, 4 * workers)
+    futures: dict = {}
     try:
-        futures = {pool.submit(task, chunk): i for i, chunk in enumerate(chunks)}
-        for future in as_completed(futures):
-            i = futures[future]
-            results[i] = future.result()
-            if on_finished is not None:
-                on_finished(i, int(results[i].winner.size))
+        queue = iter(enumerate(chunks))
+        while True:
+            for i, chunk in queue:
+                futures[pool.submit(task, chunk)] = i
+                if len(futures) >= limit:
+                    break
+            if not futures:
+                break
+            finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+            for future in finished:
+                i = futures.pop(future)
+                results[i] = future.result()
+                if on_finished is not None:
+                    on_finished(i, int(results[i].winner.size))
     finally:
+        for future in futures:
+            future.cancel()
         if own:
             pool.shutdown(cancel_futures=True)
-    return results  # type: ignore[return-value]
+    return [results[i] for i in range(len(results))]
 
 
 def concat_outcomes(parts: Sequence[Outcomes]) -> Outcomes:

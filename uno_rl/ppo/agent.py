@@ -20,7 +20,7 @@ import torch
 
 from uno_rl.agents.base import Agent, AgentError, Param, check_batch
 
-from .checkpoint import CheckpointError, load_checkpoint
+from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
 from .network import PolicyNetwork, feature_columns, input_scale, masked_logits
 
 __all__ = ["PPOAgent", "load_policy"]
@@ -34,14 +34,14 @@ def load_policy(path: str | Path) -> tuple[PolicyNetwork, np.ndarray]:
     key = (str(path), path.stat().st_mtime if path.exists() else 0.0)
     if key not in _CACHE:
         data = load_checkpoint(path)
-        spec = data["network"]
+        spec = network_spec(data, path)
         try:
             columns = feature_columns(spec["features"])
-            scale = input_scale(spec["features"]) if spec.get("scaled", False) else None
+            scale = input_scale(spec["features"]) if spec["scaled"] else None
             network = PolicyNetwork(len(columns), spec["hidden"], scale)
-            network.load_state_dict(data["model"])
         except (KeyError, RuntimeError, ValueError) as error:
             raise CheckpointError(f"checkpoint {path}: bad network: {error}") from None
+        load_weights(network, data["model"], path)
         network.eval()
         _CACHE[key] = (network, columns)
     return _CACHE[key]

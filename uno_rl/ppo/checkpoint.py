@@ -1,10 +1,12 @@
 """Checkpoints: written atomically, read with ``torch.load(weights_only=True)``.
 
 A checkpoint is a dict of tensors and plain Python values only (NumPy arrays are stored as
-tensors), so loading never runs pickled code. Writing goes to ``NAME.tmp`` and is renamed
-over ``NAME``: a run killed while writing leaves the previous checkpoint intact. A file that
-is truncated, corrupt, of another format or missing keys raises :class:`CheckpointError`
-naming the file.
+tensors), so loading never runs pickled code. Writing is durable
+(:func:`uno_rl.durable.replace_durably`: a temporary file beside ``NAME``, flushed, ``fsync``-ed,
+renamed over ``NAME``, the folder ``fsync``-ed): a run killed (or a machine losing power) while
+writing leaves the previous checkpoint intact. A file that is truncated, corrupt, of another
+format or missing keys, a ``network`` entry that is not a network description, or weights
+that do not fit the network raise :class:`CheckpointError` naming the file.
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ from typing import Any
 import numpy as np
 import torch
 
+from uno_rl.durable import replace_durably
+
+from .config import MAX_LAYERS, MAX_WIDTH
+
 __all__ = [
     "FORMAT",
     "CheckpointError",
     "load_checkpoint",
+    "load_weights",
+    "network_spec",
     "save_checkpoint",
     "to_numpy",
     "to_tensor",
@@ -50,12 +58,9 @@ def to_numpy(tensor: torch.Tensor, dtype=None) -> np.ndarray:
 
 
 def save_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> None:
-    """Write ``payload`` (tensors and plain values) atomically to ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save({"format": FORMAT, **payload}, tmp)
-    os.replace(tmp, path)
+    """Write ``payload`` (tensors and plain values) to ``path``, atomically and durably."""
+    with replace_durably(path) as tmp:
+        torch.save({"format": FORMAT, **payload}, tmp)
 
 
 def load_checkpoint(
@@ -63,6 +68,8 @@ def load_checkpoint(
 ) -> dict[str, Any]:
     """Read a checkpoint safely (``weights_only=True``); a clear error if it is unusable."""
     path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(f"checkpoint {path}: is a folder, not a checkpoint file")
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path}: no such file")
     try:
@@ -78,3 +85,54 @@ def load_checkpoint(
     if missing:
         raise CheckpointError(f"checkpoint {path}: missing {', '.join(missing)}")
     return data
+
+
+def network_spec(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The checkpoint's ``network`` entry (``features``, ``hidden``, ``scaled``), checked."""
+    spec = data.get("network")
+    if not isinstance(spec, dict):
+        raise CheckpointError(
+            f"checkpoint {path}: its network entry must be a table of features and hidden "
+            f"sizes, got {type(spec).__name__}"
+        )
+    features, hidden = spec.get("features"), spec.get("hidden")
+    if (
+        not isinstance(features, list | tuple)
+        or not features
+        or not all(isinstance(f, str) for f in features)
+    ):
+        raise CheckpointError(f"checkpoint {path}: its network has no list of feature names")
+    if (
+        not isinstance(hidden, list | tuple)
+        or not 1 <= len(hidden) <= MAX_LAYERS
+        or not all(
+            isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden
+        )
+    ):
+        raise CheckpointError(
+            f"checkpoint {path}: its network has no list of 1 to {MAX_LAYERS} hidden sizes "
+            f"in [1, {MAX_WIDTH}]"
+        )
+    scaled = spec.get("scaled", False)
+    if not isinstance(scaled, bool):
+        raise CheckpointError(f"checkpoint {path}: its network's 'scaled' must be true or false")
+    return {"features": list(features), "hidden": list(hidden), "scaled": scaled}
+
+
+def load_weights(
+    module: torch.nn.Module | torch.optim.Optimizer,
+    state: Any,
+    path: str | os.PathLike[str],
+    what: str = "weights",
+) -> None:
+    """``module.load_state_dict(state)``, or :class:`CheckpointError` naming the file and
+    ``what`` if the saved state does not fit (other layer sizes, missing or extra tensors, not
+    a table)."""
+    try:
+        if not isinstance(state, dict):
+            raise TypeError(f"a table of tensors was expected, got {type(state).__name__}")
+        module.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        detail = "; ".join(lines[:3]) + ("; ..." if len(lines) > 3 else "")
+        raise CheckpointError(f"checkpoint {path}: cannot load its {what}: {detail}") from None

@@ -4,21 +4,42 @@
 defaults); every field is also a command-line option (``--num-games 2048``, lists as
 ``--hidden 256,256``, rule switches as ``--switches stacking=any,jump_in=true``). Unknown keys
 and bad values raise :class:`TrainConfigError` naming the key.
+
+Every value is checked in one place, :meth:`TrainConfig.__post_init__`, whichever way it came
+(a TOML file, the command line, a resumed run's ``config.json`` through
+:func:`config_from_dict`): its type (``true`` is not a number, ``2.5`` not a count), finite
+numbers only (``nan`` and ``inf`` are refused), each field's range (counts at most
+:data:`uno_rl.cli.MAX_COUNT`, seeds in [0, 2^63 - 1]) or choices, a safe run ``name`` (one
+folder under ``--runs-dir``), then the rules between fields.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import tomllib
+import math
+import re
 from pathlib import Path
 from typing import Any
 
+from uno_rl.cli import MAX_COUNT, MAX_SEED, parse_toml_value
 from uno_rl.core.observe_layout import PIECES
+from uno_rl.tomlfile import read_toml
 
-__all__ = ["TrainConfig", "TrainConfigError", "add_arguments", "load_train_config"]
+__all__ = [
+    "NAME_PATTERN",
+    "TrainConfig",
+    "TrainConfigError",
+    "add_arguments",
+    "config_from_dict",
+    "load_train_config",
+]
 
 ALL_FEATURES = [name for name, _ in PIECES]
+#: A run name: one folder under ``--runs-dir`` (no ``/``, no leading dot, no ``..``).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+#: Limits of ``hidden``: layers and units per layer.
+MAX_LAYERS, MAX_WIDTH = 16, 8192
 
 
 class TrainConfigError(ValueError):
@@ -33,13 +54,61 @@ def _field(default: Any, doc: str, **checks: Any):
     return dataclasses.field(default=default, metadata={"doc": doc, **checks})
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _show(value: Any) -> str:
+    """``repr(value)``, cut to a readable length (a 5,000-digit number is a typo)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _kind(f: dataclasses.Field) -> type:
+    return type(f.default if f.default is not dataclasses.MISSING else f.default_factory())
+
+
+def _check_field(f: dataclasses.Field, value: Any) -> Any:
+    """``value`` of field ``f`` checked (type, finite, range, choices); ints become floats
+    where the field is a float."""
+    kind = _kind(f)
+    if kind is float and _is_int(value):
+        try:
+            value = float(value)
+        except OverflowError:
+            raise TrainConfigError(
+                f"{f.name}: must be a finite number, got {_show(value)}"
+            ) from None
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise TrainConfigError(f"{f.name}: must be {kind.__name__}, got {_show(value)}")
+    if kind is float and not math.isfinite(value):
+        raise TrainConfigError(f"{f.name}: must be a finite number, got {value}")
+    meta = f.metadata
+    if "choices" in meta and value not in meta["choices"]:
+        raise TrainConfigError(
+            f"{f.name}: must be one of {', '.join(meta['choices'])}, got {_show(value)}"
+        )
+    if kind in (int, float):
+        low = meta.get("low", -math.inf)
+        high = meta.get("high", MAX_COUNT if kind is int else math.inf)
+        if not low <= value <= high:
+            raise TrainConfigError(
+                f"{f.name}: must be in [{meta.get('low', '-inf')}, {high:g}], got {_show(value)}"
+                if kind is float
+                else f"{f.name}: must be in [{low}, {high}], got {_show(value)}"
+            )
+    return value
+
+
 @dataclasses.dataclass
 class TrainConfig:
     """PPO self-play settings (see each field's ``doc`` metadata, or ``--help``)."""
 
     # ------------------------------------------------------------------ run
     name: str = _field("quickstart", "run name: results go to runs/NAME/<timestamp>/")
-    seed: int = _field(0, "seed of every generator (games, opponents, sampling, torch)", low=0)
+    seed: int = _field(
+        0, "seed of every generator (games, opponents, sampling, torch)", low=0, high=MAX_SEED
+    )
     device: str = _field("cpu", "torch device: cpu, cuda or auto (cuda when available)",
                          choices=("cpu", "cuda", "auto"))  # fmt: skip
     torch_threads: int = _field(0, "torch CPU threads (0: torch's default)", low=0, high=256)
@@ -145,27 +214,16 @@ class TrainConfig:
 
     # ---------------------------------------------------------------- checks
     def __post_init__(self) -> None:
+        # Every field is checked here, whichever way it came (TOML, command line, a resumed
+        # run's config.json): its type, finiteness, range or choices; then the cross-field rules.
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            kind = (
-                type(f.default)
-                if f.default is not dataclasses.MISSING
-                else type(f.default_factory())
+            setattr(self, f.name, _check_field(f, getattr(self, f.name)))
+        if not NAME_PATTERN.fullmatch(self.name) or ".." in self.name:
+            raise TrainConfigError(
+                f"name: {_show(self.name)} is not a safe run name (letters, digits, '-', '_' "
+                "and '.', starting with a letter or digit, at most 100 characters; no '/', "
+                "no '..'): it names a folder under --runs-dir"
             )
-            if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-                setattr(self, f.name, value)
-            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-                raise TrainConfigError(f"{f.name}: must be {kind.__name__}, got {value!r}")
-            meta = f.metadata
-            if "choices" in meta and value not in meta["choices"]:
-                raise TrainConfigError(
-                    f"{f.name}: must be one of {', '.join(meta['choices'])}, got {value!r}"
-                )
-            if ("low" in meta and value < meta["low"]) or ("high" in meta and value > meta["high"]):
-                raise TrainConfigError(
-                    f"{f.name}: must be in [{meta.get('low')}, {meta.get('high', 'inf')}], got {value!r}"
-                )
         if abs(self.self_play + self.pool_share + self.zoo_share - 1.0) > 1e-9:
             raise TrainConfigError(
                 "self_play + pool_share + zoo_share: must sum to 1, got "
@@ -192,13 +250,33 @@ class TrainConfig:
             raise TrainConfigError(
                 f"features: unknown observation piece {unknown[0]!r} (pieces: {', '.join(ALL_FEATURES)})"
             )
-        if not self.hidden or not all(isinstance(h, int) and 1 <= h <= 8192 for h in self.hidden):
+        if (
+            not self.hidden
+            or len(self.hidden) > MAX_LAYERS
+            or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in self.hidden)
+        ):
             raise TrainConfigError(
-                f"hidden: must be a list of layer sizes in [1, 8192], got {self.hidden!r}"
+                f"hidden: must be a list of 1 to {MAX_LAYERS} layer sizes in [1, {MAX_WIDTH}], "
+                f"got {_show(self.hidden)}"
             )
-        for name in ("zoo", "eval_agents"):
-            if not all(isinstance(s, str) for s in getattr(self, name)):
-                raise TrainConfigError(f"{name}: must be a list of agent spec strings")
+        for name in ("zoo", "eval_agents", "features"):
+            if not all(isinstance(s, str) and s for s in getattr(self, name)):
+                raise TrainConfigError(
+                    f"{name}: must be a list of non-empty names, got {_show(getattr(self, name))}"
+                )
+        if (self.eval_every or self.final_eval_rounds) and not self.eval_agents:
+            raise TrainConfigError(
+                "eval_agents: name at least one agent when eval_every or final_eval_rounds > 0"
+            )
+        for key, value in self.switches.items():
+            if not isinstance(key, str) or not key:
+                raise TrainConfigError(f"switches: {_show(key)} is not a switch name")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise TrainConfigError(f"switches: {key} must be finite, got {value}")
+            if not isinstance(value, str | int | float | bool):
+                raise TrainConfigError(
+                    f"switches: {key} must be a string, number or true/false, got {_show(value)}"
+                )
 
     def training_reward_scale(self, reward: str) -> float:
         """The multiplier of the rules' round reward (``reward``: the rules' switch)."""
@@ -232,14 +310,16 @@ def _parse_cli_value(name: str, text: str, kind: type) -> Any:
             out = {}
             for item in filter(None, (t.strip() for t in text.split(","))):
                 key, _, value = item.partition("=")
-                try:
-                    out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
-                except tomllib.TOMLDecodeError:
-                    out[key.strip()] = value.strip()
+                out[key.strip()] = parse_toml_value(value)
             return out
+        if kind is int and len(text.strip()) > 30:  # int() of 5,000 digits is slow, then fails
+            raise ValueError(text)
         return kind(text)
-    except ValueError:
-        raise TrainConfigError(f"{name}: cannot read {text!r} as {kind.__name__}") from None
+    except ValueError as error:
+        why = f" ({error})" if kind is dict else ""  # which switch value is unreadable, and why
+        raise TrainConfigError(
+            f"{name}: cannot read {_show(text)} as {kind.__name__}{why}"
+        ) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -256,6 +336,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def config_from_dict(data: Any, where: str) -> TrainConfig:
+    """The config of a table of fields (a TOML file, a run's ``config.json``), every field
+    checked; errors start with ``where``."""
+    if not isinstance(data, dict):
+        raise TrainConfigError(
+            f"{where}: must be a table of config fields, got {type(data).__name__}"
+        )
+    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    for key in data:
+        if key not in names:
+            raise TrainConfigError(
+                f"{where}: {str(key)[:60]}: unknown key (see --help for the fields)"
+            )
+    try:
+        return TrainConfig(**data)
+    except TrainConfigError as error:
+        raise TrainConfigError(f"{where}: {error}") from None
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The table of a TOML config file; a clear error if it is missing, a folder, binary or
+    not TOML."""
+    return read_toml(path, "a TOML config file", TrainConfigError)
+
+
 def load_train_config(
     path: str | Path | None, overrides: dict[str, str] | None = None
 ) -> TrainConfig:
@@ -263,25 +368,9 @@ def load_train_config(
     values: dict[str, Any] = {}
     names = {f.name: f for f in dataclasses.fields(TrainConfig)}
     if path is not None:
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise TrainConfigError(f"{path}: no such config file") from None
-        except tomllib.TOMLDecodeError as error:
-            raise TrainConfigError(f"{path}: not valid TOML: {error}") from None
-        for key, value in data.items():
-            if key not in names:
-                raise TrainConfigError(f"{path}: {key}: unknown key (see --help for the fields)")
-            values[key] = value
+        values.update(read_config_file(path))
     for key, text in (overrides or {}).items():
         if text is None:
             continue
-        f = names[key]
-        kind = (
-            type(f.default) if f.default is not dataclasses.MISSING else type(f.default_factory())
-        )
-        values[key] = _parse_cli_value(key, text, kind)
-    try:
-        return TrainConfig(**values)
-    except TrainConfigError as error:
-        raise TrainConfigError(f"{path or 'config'}: {error}") from None
+        values[key] = _parse_cli_value(key, text, _kind(names[key]))
+    return config_from_dict(values, str(path or "config"))

@@ -35,10 +35,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from uno_rl.core.actions import NUM_ACTIONS
 from uno_rl.core.rules import Rules, RulesError
@@ -212,22 +215,29 @@ def save(replay: Replay, path: str | os.PathLike[str]) -> Path:
 
 
 # ---------------------------------------------------------------- from JSON
+#: Largest replay file read (bytes). A match to 500 of 1,000-decision rounds is a few MB.
+MAX_FILE_BYTES = 256 * 2**20
+#: Deepest nesting of JSON arrays and objects accepted (a replay needs 3).
+MAX_DEPTH = 64
+#: A JSON string (escapes included), to skip brackets inside strings.
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)
+
+
 def load(path: str | os.PathLike[str], verify: bool = True) -> Replay:
     """Read a replay file; with ``verify`` (default) also play it again to check it.
 
     Raises:
-        ReplayError: unreadable, not JSON, not a replay, another version, unknown or missing
-            keys, bad values, or (``verify``) an action that does not replay; the message
-            names the file and the problem.
+        ReplayError: unreadable (missing, a folder, not UTF-8, over :data:`MAX_FILE_BYTES`),
+            not JSON (truncated, nested deeper than :data:`MAX_DEPTH`, a number of 4,300+
+            digits, ``NaN``), not a replay, another version, unknown or missing keys, bad
+            values, or (``verify``) an action that does not replay; the message names the
+            file and the problem.
     """
     path = Path(path)
+    text = _read_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReplayError(f"cannot read replay {path}: {error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        data = parse_json(text)
+    except ReplayError as error:
         raise ReplayError(f"{path} is not JSON: {error}") from None
     try:
         replay = from_dict(data)
@@ -240,35 +250,115 @@ def load(path: str | os.PathLike[str], verify: bool = True) -> Replay:
     return replay
 
 
+def _read_text(path: Path) -> str:
+    """The file's text, or a :class:`ReplayError` saying why it cannot be read."""
+    try:
+        if path.is_dir():
+            raise ReplayError(f"cannot read replay {path}: it is a folder, not a file")
+        if path.exists() and not path.is_file():  # a FIFO or a device: may never end
+            raise ReplayError(f"cannot read replay {path}: not a regular file")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except ReplayError:
+        raise
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ReplayError(f"cannot read replay {path}: {reason}") from None
+    except ValueError as error:  # a NUL byte in the path
+        raise ReplayError(f"cannot read replay {str(path)!r}: {error}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ReplayError(
+            f"cannot read replay {path}: larger than {MAX_FILE_BYTES:,} bytes, not a replay"
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ReplayError(
+            f"cannot read replay {path}: not UTF-8 text (byte {error.start} is "
+            f"{raw[error.start : error.start + 1]!r}); is it a binary file?"
+        ) from None
+
+
+def parse_json(text: str) -> Any:
+    """Parsed JSON, or a :class:`ReplayError`: bad syntax (e.g. a truncated file), nesting
+    deeper than :data:`MAX_DEPTH`, an integer of 4,300+ digits, ``NaN`` or ``Infinity``."""
+    if not text.strip():
+        raise ReplayError("the file is empty")
+    depth = _nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise ReplayError(
+            f"arrays and objects nested {depth:,} deep (a replay allows at most {MAX_DEPTH})"
+        )
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as error:
+        end = " (the file ends too early: truncated?)" if error.pos >= len(text.rstrip()) else ""
+        raise ReplayError(f"{error}{end}") from None
+    except ValueError as error:  # int(): 4,300+ digits; or _refuse_constant
+        raise ReplayError(_number_message(error)) from None
+    except RecursionError:  # not reached after the depth check; kept as a guard
+        raise ReplayError(f"arrays and objects nested too deep (at most {MAX_DEPTH})") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a replay can hold")
+
+
+def _number_message(error: ValueError) -> str:
+    message = str(error)
+    if "digits" in message:
+        return "a number with 4,300 or more digits (no replay value is that large)"
+    return message
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest nesting of ``[`` and ``{`` outside JSON strings (vectorized; no recursion)."""
+    bare = _JSON_STRING.sub('""', text).encode("utf-8")
+    codes = np.frombuffer(bare, np.uint8)
+    steps = (codes == ord("[")).astype(np.int64) + (codes == ord("{"))
+    steps -= (codes == ord("]")).astype(np.int64) + (codes == ord("}"))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters (values from a file may be huge)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def from_dict(data: Any) -> Replay:
     """Build a :class:`Replay` from parsed JSON, checking every key and value."""
     if not isinstance(data, dict):
         raise ReplayError(f"a replay is a JSON object, got {type(data).__name__}")
     if data.get("format") != FORMAT:
         raise ReplayError(
-            f"not a uno_rl replay: 'format' is {data.get('format')!r}, not {FORMAT!r}"
+            f"not a uno_rl replay: 'format' is {_short(data.get('format'))}, not {FORMAT!r}"
         )
     version = data.get("version")
     if version != VERSION:
         raise ReplayError(
-            f"replay version {version!r} is not supported (this uno_rl reads version {VERSION})"
+            f"replay version {_short(version)} is not supported (this uno_rl reads version "
+            f"{VERSION})"
         )
     _check_keys(data, _KEYS, "a replay")
     if not isinstance(data["rules"], dict):
         raise ReplayError("'rules' must be an object of rule switches")
     try:
         rules = Rules.from_dict(data["rules"])
-    except (RulesError, TypeError) as error:
+    except (RulesError, TypeError, ValueError) as error:
         raise ReplayError(f"bad 'rules': {error}") from None
     seats = data["seats"]
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
         raise ReplayError("'seats' must be a list of names (strings)")
     seed = data["seed"]
     if not _is_int(seed) or not 0 <= seed <= _MAX_SEED:
-        raise ReplayError(f"'seed' must be an integer in [0, 2**64), got {seed!r}")
+        raise ReplayError(f"'seed' must be an integer in [0, 2**64), got {_short(seed)}")
     preset = data["preset"]
     if preset is not None and not isinstance(preset, str):
-        raise ReplayError(f"'preset' must be a string or null, got {preset!r}")
+        raise ReplayError(f"'preset' must be a string or null, got {_short(preset)}")
     if not isinstance(data["source"], dict):
         raise ReplayError("'source' must be an object")
     replay = Replay(
@@ -296,7 +386,7 @@ def _actions(value: Any, players: int) -> tuple[tuple[int, int], ...]:
         ok = isinstance(pair, list) and len(pair) == 2 and all(_is_int(x) for x in pair)
         if not ok:
             raise ReplayError(
-                f"actions[{k}] must be a [seat, action] pair of integers, got {pair!r}"
+                f"actions[{k}] must be a [seat, action] pair of integers, got {_short(pair)}"
             )
         seat, action = pair
         if not 0 <= seat < players:
@@ -312,7 +402,9 @@ def _check_keys(value: dict, names: Sequence[str], what: str) -> None:
     unknown or missing one."""
     unknown = sorted(set(value) - set(names))
     if unknown:
-        raise ReplayError(f"{what} has an unknown key {unknown[0]!r} (keys: {', '.join(names)})")
+        raise ReplayError(
+            f"{what} has an unknown key {_short(unknown[0])} (keys: {', '.join(names)})"
+        )
     missing = [n for n in names if n not in value]
     if missing:
         raise ReplayError(f"{what} lacks the key {missing[0]!r}")

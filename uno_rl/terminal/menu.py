@@ -183,8 +183,10 @@ def parse_answer(text: str, count: int) -> int | str:
         return QUIT
     if not answer:
         return f"Please type {span} (or q to quit)."
-    if not answer.isdigit():
+    if not (answer.isascii() and answer.isdigit()):  # "²" and "٣" are digits to str.isdigit
         return f"{text.strip()!r} is not a number: type {span} (or q to quit)."
+    if len(answer.lstrip("0")) > 6:  # int() refuses 4,300+ digits; no menu is this long
+        return f"There is no choice {answer[:12]}...: type {span}."
     number = int(answer)
     if not 1 <= number <= count:
         return f"There is no choice {number}: type {span}."

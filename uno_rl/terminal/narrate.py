@@ -48,6 +48,7 @@ from uno_rl.core.state import State
 from uno_rl.replays.format import Outcome
 from uno_rl.replays.simulate import Decision
 
+from .safe import printable
 from .style import Style
 
 __all__ = ["Event", "Voice", "capitalized", "describe_outcome", "narrate", "narrate_deal"]
@@ -74,12 +75,13 @@ class Voice:
     """Names players in sentences, in the second person for the seat ``you`` (if any).
 
     Args:
-        names: a name per seat, e.g. ``seat 1 (rule)``.
+        names: a name per seat, e.g. ``seat 1 (rule)``; control characters in them are
+            escaped (:func:`~uno_rl.terminal.safe.printable`): names come from replay files.
         you: the seat addressed as "you" (the person playing), or None.
     """
 
     def __init__(self, names: Sequence[str], you: int | None = None):
-        self.names = list(names)
+        self.names = [printable(name) for name in names]
         self.you = you
 
     def who(self, seat: int) -> str:

@@ -13,14 +13,16 @@ from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
 
 from .narrate import Voice
+from .safe import printable
 from .style import Style
 
 __all__ = ["seat_names", "table_text"]
 
 
 def seat_names(seats: list[str] | tuple[str, ...]) -> list[str]:
-    """Display names by seat: ``seat 1 (rule)``."""
-    return [f"seat {i} ({name})" for i, name in enumerate(seats)]
+    """Display names by seat: ``seat 1 (rule)``, control characters escaped
+    (:func:`~uno_rl.terminal.safe.printable`: a replay's names reach the terminal)."""
+    return [f"seat {i} ({printable(name)})" for i, name in enumerate(seats)]
 
 
 def table_text(state: State, voice: Voice, style: Style, viewer: int | None) -> str:

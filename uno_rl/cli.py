@@ -1,0 +1,167 @@
+"""What every command-line program shares: one-line errors, exit status 2, checked numbers.
+
+Bad input gets one line, ``error: <what is wrong>``, on stderr and exit status 2, never a
+traceback and never argparse's usage block. Programs build their parser with
+:class:`CliParser` and give numeric options a checking ``type=`` from here (a count with an
+upper bound, a finite float in a range, a seed), so that ``nan``, ``-5`` or a 30-digit count is
+refused before any work starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tomllib
+from typing import Any, NoReturn
+
+__all__ = [
+    "MAX_COUNT",
+    "MAX_SEED",
+    "CliParser",
+    "check_int",
+    "check_float",
+    "check_seed",
+    "count_type",
+    "fail",
+    "float_type",
+    "parse_toml_value",
+    "seed_type",
+]
+
+# Counts of rounds, matches, decisions or games above this are refused: 10^12 rounds would take
+# days on any machine, and every larger number is a typo.
+MAX_COUNT = 10**12
+# Seeds feed numpy's SeedSequence and are stored as int64 in tables and checkpoints.
+MAX_SEED = 2**63 - 1
+
+
+class CliParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line: ``error: ...`` and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with status 2."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_int(value: object, name: str, minimum: int = 1, maximum: int = MAX_COUNT) -> int:
+    """``value`` as an int in [minimum, maximum], else ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be between {minimum:,} and {maximum:,}, got {value:,}")
+    return value
+
+
+def check_float(
+    value: object,
+    name: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """``value`` as a finite float in the given range, else ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    too_low = value <= low if low_open else value < low
+    too_high = value >= high if high_open else value > high
+    if too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        raise ValueError(f"{name} must be in {left}{low:g}, {high:g}{right}, got {value:g}")
+    return value
+
+
+def check_seed(value: object, name: str = "seed") -> int:
+    """A seed: a whole number in [0, 2^63 - 1]."""
+    return check_int(value, name, 0, MAX_SEED)
+
+
+def _parse_int(text: str) -> int:
+    text = text.strip().replace("_", "")
+    # int() of a 5,000-digit string is slow and then raises; anything past 30 digits is a typo.
+    if len(text) > 30:
+        raise argparse.ArgumentTypeError(f"{text[:20]}... is not a usable number")
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def count_type(minimum: int = 1, maximum: int = MAX_COUNT):
+    """An argparse ``type=``: a whole number in [minimum, maximum]."""
+
+    def parse(text: str) -> int:
+        value = _parse_int(text)
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be between {minimum:,} and {maximum:,}, got {value:,}"
+            )
+        return value
+
+    parse.__name__ = "count"
+    return parse
+
+
+def seed_type(text: str) -> int:
+    """An argparse ``type=``: a seed in [0, 2^63 - 1]."""
+    value = _parse_int(text)
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed must be between 0 and 2^63 - 1, got {value:,}")
+    return value
+
+
+seed_type.__name__ = "seed"
+
+
+def float_type(
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+):
+    """An argparse ``type=``: a finite float in the given range (``nan`` and ``inf`` refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        try:
+            return check_float(value, "it", low, high, low_open, high_open)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).removeprefix("it ")) from None
+
+    parse.__name__ = "number"
+    return parse
+
+
+# A command-line value longer than this is a mistake (a pasted file, a runaway script).
+MAX_VALUE_CHARS = 1000
+
+
+def parse_toml_value(text: str) -> Any:
+    """A command-line value read as TOML (``true``, ``3``, ``0.5``, ``[1, 2]``), or the bare
+    string where it is not TOML (``any``). ``ValueError`` for a value too long or too deeply
+    nested to be anything but a mistake."""
+    text = text.strip()
+    if len(text) > MAX_VALUE_CHARS:
+        raise ValueError(
+            f"value {text[:20]}... is too long ({len(text):,} characters; at most "
+            f"{MAX_VALUE_CHARS:,})"
+        )
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+    except (RecursionError, ValueError):
+        raise ValueError(f"value {text[:20]}... cannot be read (nested too deeply)") from None

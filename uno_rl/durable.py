@@ -1,0 +1,94 @@
+"""Durable files: what a resume depends on survives a crash or a power cut.
+
+Every writer here follows the same protocol: write a temporary file in the target's folder,
+flush and ``fsync`` it, ``os.replace`` it onto the target (atomic on POSIX), then ``fsync``
+the folder so that the rename itself is on disk. A reader sees the old file or the new one,
+never half of either. :func:`append_durably` is the append-only counterpart (a CSV row).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+__all__ = [
+    "append_durably",
+    "fsync_folder",
+    "replace_durably",
+    "write_bytes_durably",
+    "write_text_durably",
+]
+
+
+def fsync_folder(folder: str | os.PathLike[str]) -> None:
+    """``fsync`` a folder, so that renames and new entries in it are durable (no-op where
+    folders cannot be opened, e.g. Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def replace_durably(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; once the block has written it, make it
+    durable and rename it onto ``path``. On an exception the temporary file is removed and
+    ``path`` is untouched. Missing parent folders are made.
+
+    >>> with replace_durably("out/table.parquet") as tmp:   # doctest: +SKIP
+    ...     frame.to_parquet(tmp)
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_folder(path.parent)
+
+
+def _write(path: str | os.PathLike[str], write: Callable[[IO], None], mode: str, **kw) -> None:
+    with replace_durably(path) as tmp, open(tmp, mode, **kw) as f:
+        write(f)
+        f.flush()
+
+
+def write_text_durably(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8), durably and atomically."""
+    _write(path, lambda f: f.write(text), "w", encoding="utf-8")
+
+
+def write_bytes_durably(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data``, durably and atomically."""
+    _write(path, lambda f: f.write(data), "wb")
+
+
+def append_durably(path: str | os.PathLike[str], text: str) -> None:
+    """Append ``text`` (UTF-8) to ``path`` and ``fsync`` it; a new file's folder is synced
+    too, so that the file itself survives."""
+    path = Path(path)
+    new = not path.exists()
+    with open(path, "a", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    if new:
+        fsync_folder(path.parent)

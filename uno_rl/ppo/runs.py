@@ -1,0 +1,202 @@
+"""Run folders: where a run goes, what it is made of, and what a resume checks first.
+
+A new run goes to ``RUNS/NAME/<timestamp>/`` (:func:`new_run_path`; the folder is made by
+:func:`create_run` only once training has been set up, so that a start that fails leaves no
+folder). ``config.json``, written durably, holds the run's config; ``--resume RUN`` reads it
+back through the same checks as a TOML file (:func:`read_run_config`) and restores the
+checkpoint's state into the network, the optimizer and the opponent pool
+(:func:`load_resume`, :func:`restore_learner`), each part checked to fit: errors name the
+file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from uno_rl.durable import fsync_folder, write_text_durably
+
+from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
+from .config import TrainConfig, TrainConfigError, config_from_dict
+from .network import PolicyNetwork
+
+__all__ = [
+    "RESUME_KEYS",
+    "check_backend",
+    "create_run",
+    "initial_weights",
+    "load_resume",
+    "new_run_path",
+    "read_run_config",
+    "remove_stale_temporaries",
+    "restore_learner",
+]
+
+#: What a training checkpoint holds besides the games (checked before anything is restored).
+RESUME_KEYS = (
+    "model", "network", "optimizer", "rng", "pool", "pool_filled", "pool_next", "update",
+    "decisions", "rounds",
+)  # fmt: skip
+#: Files of a run written through a temporary file (a kill may leave one behind).
+DURABLE_FILES = ("checkpoint.pt", "policy.pt", "metrics.csv", "config.json")
+
+
+def new_run_path(runs_dir: Path, name: str) -> Path:
+    """``runs_dir/name/<timestamp>`` (``-1``, ``-2``, ... if taken); nothing is made yet."""
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise TrainConfigError(f"--runs-dir {runs_dir}: not a folder")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run = runs_dir / name / stamp
+    suffix = 1
+    while run.exists():
+        run = runs_dir / name / f"{stamp}-{suffix}"
+        suffix += 1
+    return run
+
+
+def create_run(run: Path, config: TrainConfig) -> None:
+    """Make the run folder (and its parents, each entry made durable) and write
+    ``config.json`` durably."""
+    try:
+        missing = [p for p in (run, *run.parents) if not p.exists()]
+        run.mkdir(parents=True, exist_ok=True)
+        for folder in missing:
+            fsync_folder(folder.parent)
+        write_text_durably(run / "config.json", json.dumps(config.to_dict(), indent=2))
+    except OSError as error:
+        raise TrainConfigError(
+            f"run folder {run}: cannot be made ({error.strerror or error})"
+        ) from None
+
+
+def read_run_config(run: Path, address: str | None = None) -> TrainConfig:
+    """The config of run folder ``run`` (its ``config.json``), checked like a TOML file;
+    ``address`` (a Ray cluster) replaces the saved one when given."""
+    path = run / "config.json"
+    if not run.is_dir():
+        raise TrainConfigError(f"--resume {run}: no such run folder")
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TrainConfigError(f"--resume {run}: no config.json in the run folder") from None
+    except OSError as error:
+        raise TrainConfigError(f"--resume {path}: cannot be read ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise TrainConfigError(f"--resume {path}: not a text file") from None
+    except json.JSONDecodeError as error:
+        raise TrainConfigError(f"--resume {path}: not valid JSON ({error})") from None
+    if address is not None and isinstance(saved, dict):
+        saved["address"] = address
+    return config_from_dict(saved, f"--resume {path}")
+
+
+def check_backend(data: dict, config: TrainConfig, where: Path) -> None:
+    """A checkpoint resumes only on the backend and with the worker count that wrote it."""
+    saved = data.get("backend", {"name": "local", "workers": 1})  # older checkpoints: local
+    if not isinstance(saved, dict) or not {"name", "workers"} <= set(saved):
+        raise CheckpointError(f"{where}: its backend entry is not a backend and worker count")
+    if (saved["name"], saved["workers"]) != (config.backend, config.workers):
+        raise CheckpointError(
+            f"{where}: written by backend {saved['name']!r} with {saved['workers']} worker(s); "
+            f"the config asks for backend {config.backend!r} with {config.workers}: the games "
+            "and their generators are split among the workers, so a run resumes only as it "
+            "started"
+        )
+    needed = ("workers",) if config.backend == "ray" else ("games", "carried")
+    missing = [key for key in needed if key not in data]
+    if missing:
+        raise CheckpointError(f"{where}: missing {', '.join(missing)}")
+
+
+def load_resume(run: Path, config: TrainConfig) -> dict[str, Any]:
+    """The checkpoint of run folder ``run``, checked to fit ``config``: its keys, backend,
+    network shape and counters. Nothing in the folder is changed."""
+    where = run / "checkpoint.pt"
+    data = load_checkpoint(where, RESUME_KEYS)
+    check_backend(data, config, where)
+    spec = network_spec(data, where)
+    if (spec["features"], spec["hidden"]) != (list(config.features), list(config.hidden)):
+        raise CheckpointError(
+            f"{where}: its network has hidden sizes {spec['hidden']} and "
+            f"{len(spec['features'])} observation pieces; the run's config.json asks for "
+            f"{config.hidden} and {len(config.features)}"
+        )
+    for key in ("update", "decisions", "rounds", "pool_filled", "pool_next"):
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise CheckpointError(f"{where}: {key} must be a whole number >= 0, got {value!r}")
+    if data["pool_filled"] > config.pool_size or data["pool_next"] >= config.pool_size:
+        raise CheckpointError(f"{where}: its opponent pool does not fit pool_size")
+    if not isinstance(data["pool"], list) or len(data["pool"]) != config.pool_size:
+        raise CheckpointError(f"{where}: its opponent pool does not hold pool_size snapshots")
+    rng = data["rng"]
+    if not isinstance(rng, dict) or not all(
+        isinstance(rng.get(k), torch.Tensor) for k in ("sample", "torch")
+    ):
+        raise CheckpointError(f"{where}: its generator states are missing or not tensors")
+    return data
+
+
+def remove_stale_temporaries(run: Path) -> None:
+    """Remove what a kill left of an unfinished durable write in run folder ``run``."""
+    for name in DURABLE_FILES:
+        for stale in [*run.glob(f".{name}.*.tmp"), run / f"{name}.tmp"]:
+            stale.unlink(missing_ok=True)
+
+
+def restore_learner(
+    data: dict[str, Any],
+    where: Path,
+    network: PolicyNetwork,
+    optimizer: torch.optim.Optimizer,
+    pool: list[PolicyNetwork],
+    generator: torch.Generator,
+) -> None:
+    """Load a checked checkpoint (:func:`load_resume`) into the learner's parts."""
+    load_weights(network, data["model"], where, "network weights")
+    load_weights(optimizer, data["optimizer"], where, "optimizer state")
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            moments = optimizer.state.get(param, {})
+            if any(
+                isinstance(t, torch.Tensor) and t.dim() and t.shape != param.shape
+                for t in moments.values()
+            ):
+                raise CheckpointError(f"{where}: its optimizer state does not fit the network")
+    for net, weights in zip(pool, data["pool"]):
+        load_weights(net, weights, where, "opponent pool weights")
+    try:
+        generator.set_state(data["rng"]["sample"])
+        torch.set_rng_state(data["rng"]["torch"])
+    except (RuntimeError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{where}: its generator states do not fit: {error}") from None
+
+
+def initial_weights(config: TrainConfig, network: PolicyNetwork) -> None:
+    """Load the weights ``init_from`` names (a path, or a file in ``agents/``) into
+    ``network``, checked to fit (errors name the field and the file)."""
+    from uno_rl.agents.registry import AGENTS_DIR
+
+    path = Path(config.init_from)
+    if not path.exists() and not path.is_absolute():
+        path = AGENTS_DIR / config.init_from
+    try:
+        start = load_checkpoint(path)
+        spec = network_spec(start, path)
+    except CheckpointError as error:
+        raise TrainConfigError(f"init_from: {error}") from None
+    if not spec["scaled"]:
+        raise TrainConfigError(f"init_from: {path} was trained without input scaling")
+    if spec["features"] != list(config.features) or spec["hidden"] != list(config.hidden):
+        raise TrainConfigError(
+            f"init_from: {path} has hidden sizes {spec['hidden']} and {len(spec['features'])} "
+            f"observation pieces; the config asks for {config.hidden} and {len(config.features)}"
+        )
+    try:
+        load_weights(network, start["model"], path)
+    except CheckpointError as error:
+        raise TrainConfigError(f"init_from: {error}") from None

@@ -1,0 +1,87 @@
+"""One PPO update: ``update_epochs`` passes of the clipped objective over a rollout.
+
+The masked categorical policy's log-probabilities and entropy (over legal actions only), the
+clipped probability ratio, the (optionally clipped) value loss, advantages normalized per
+minibatch, gradients clipped to ``max_grad_norm``; the epochs stop early past ``target_kl``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .config import TrainConfig
+from .network import PolicyNetwork, biased_log_probs_and_entropy, mask_bias
+from .rollout import Rollout
+
+__all__ = ["ppo_update"]
+
+
+def ppo_update(
+    config: TrainConfig,
+    network: PolicyNetwork,
+    optimizer: torch.optim.Optimizer,
+    rollout: Rollout,
+    generator: torch.Generator,
+    device: torch.device,
+) -> dict[str, float]:
+    """``update_epochs`` passes of the clipped PPO loss over minibatches of ``rollout``
+    (shuffled with ``generator``); returns the ``losses/`` metrics."""
+    size = rollout.size
+    b_obs = torch.from_numpy(rollout.obs).to(device)
+    if network.trunk_bf16:
+        # The trunk reads bfloat16 anyway: cast once, not once per minibatch and epoch (the
+        # same values), and gather half the bytes.
+        b_obs = b_obs.to(torch.bfloat16)
+    b_bias = mask_bias(torch.from_numpy(rollout.mask).to(device))
+    b_action = torch.from_numpy(rollout.action).to(device)
+    b_logp = torch.from_numpy(rollout.logp).to(device)
+    b_value = torch.from_numpy(rollout.value).to(device)
+    b_adv = torch.from_numpy(rollout.advantages).to(device)
+    b_ret = torch.from_numpy(rollout.returns).to(device)
+    clipfracs, approx_kl = [], torch.zeros(())
+    pg_loss = v_loss = entropy = torch.zeros(())
+    for _epoch in range(config.update_epochs):
+        order = torch.randperm(size, generator=generator).to(device)
+        for start in range(0, size, config.minibatch_size):
+            mb = order[start : start + config.minibatch_size]
+            logits, new_value = network(b_obs.index_select(0, mb))
+            log_probs, entropies = biased_log_probs_and_entropy(logits, b_bias.index_select(0, mb))
+            new_logp = log_probs.gather(1, b_action.index_select(0, mb)[:, None]).squeeze(1)
+            entropy = entropies.mean()
+            log_ratio = new_logp - b_logp.index_select(0, mb)
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
+            mb_adv, mb_value, mb_ret = b_adv[mb], b_value[mb], b_ret[mb]
+            if config.norm_adv and mb.numel() > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(
+                -mb_adv * ratio,
+                -mb_adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef),
+            ).mean()
+            if config.clip_vloss:
+                clipped = mb_value + torch.clamp(
+                    new_value - mb_value, -config.clip_coef, config.clip_coef
+                )
+                v_loss = 0.5 * torch.max((new_value - mb_ret) ** 2, (clipped - mb_ret) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((new_value - mb_ret) ** 2).mean()
+            loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            optimizer.step()
+        if config.target_kl and approx_kl.item() > config.target_kl:
+            break
+    variance = b_ret.var().item() if size > 1 else 0.0
+    explained = 1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
+    return {
+        "losses/policy": pg_loss.item(),
+        "losses/value": v_loss.item(),
+        "losses/entropy": entropy.item(),
+        "losses/approx_kl": approx_kl.item(),
+        "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
+        "losses/explained_variance": explained,
+    }

@@ -1,8 +1,8 @@
 # uno_rl: set up and run. Every target that needs Python builds .venv first.
 #
-#   make train   main job (python -m uno_rl.train)
+#   make train   main job (uno_rl train)
 #   make test    the test suite (CI's .ci/run calls exactly this)
-#   make bench   throughput benchmark (python -m uno_rl.bench)
+#   make bench   throughput benchmark (uno_rl bench)
 #   make lint    ruff
 #   make clean   remove the venv and caches
 
@@ -30,13 +30,13 @@ $(STAMP): pyproject.toml Makefile
 	touch $@
 
 train: $(STAMP)
-	$(BIN)/python -m uno_rl.train
+	$(BIN)/uno_rl train
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python -m uno_rl.bench
+	$(BIN)/uno_rl bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -84,8 +84,8 @@ def test_match_mode_plays_whole_matches():
 
 def test_cli_applies_rule_overrides_and_players(capsys):
     result = simulate.main(
-        ["--games", "8", "--rounds", "16", "--players", "3", "--rule", "stacking=any",
-         "--rule", "uno_forget_prob=0.5", "--no-progress"]
+        ["--games", "8", "--rounds", "16", "--players", "3", "--set", "stacking=any",
+         "--set", "uno_forget_prob=0.5", "--no-progress"]
     )  # fmt: skip
     assert result.rules.players == 3 and result.rules.stacking == "any"
     assert result.rules.uno_forget_prob == 0.5 and result.rounds == 16

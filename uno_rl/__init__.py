@@ -5,4 +5,12 @@ official rules and every documented house-rule switch, with PettingZoo/Gymnasium
 agents and PPO self-play built on top of it.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+try:
+    __version__ = _version("uno_rl")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0.1.0"  # keep in step with pyproject.toml's [project] version
+
+del PackageNotFoundError, _version

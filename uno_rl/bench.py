@@ -1,7 +1,7 @@
 """Throughput benchmark: uniformly random legal play under the official rules.
 
-    python -m uno_rl.bench                   # full run, a table
-    python -m uno_rl.bench --quick --json    # under a minute, one JSON object per row
+    uno_rl bench                   # full run, a table
+    uno_rl bench --quick --json    # under a minute, one JSON object per row
 
 Rows (``name``):
 
@@ -18,7 +18,7 @@ evaluate      the evaluator (``uno_rl.eval.run.evaluate``): ``color-first`` agai
               one timed run of ``--evaluate-rounds`` rounds (1,000,000; 50,000 with ``--quick``)
               including start-up, tables and ratings. ``batch`` is the games in lockstep per
               worker; ``decisions_per_s`` counts every player's decisions
-train         PPO self-play (``python -m uno_rl.train``'s defaults: official, 2 players, 2048 games,
+train         PPO self-play (``uno_rl train``'s defaults: official, 2 players, 2048 games,
               32 steps per rollout, a 128x128 network, CPU, ``precision = "auto"``: a bfloat16
               trunk where the CPU has native bfloat16): ``--train-decisions`` decisions
               (2,000,000; 200,000 with ``--quick``) of rollouts and updates together, one timed
@@ -430,21 +430,29 @@ def _fmt(spec: str) -> Callable[[float], str]:
 def build_parser() -> CliParser:
     """The command line; every number is checked as it is parsed (0 is never "the default")."""
     parser = CliParser(
-        prog="python -m uno_rl.bench",
+        prog="uno_rl bench",
         description="Random legal play under the official rules: decisions/s and rounds/s.",
     )
     parser.add_argument(
-        "--players", type=count_type(2, 10), nargs="+", default=[2, 4], help="player counts"
+        "--players",
+        type=count_type(2, 10),
+        nargs="+",
+        default=[2, 4],
+        help="player counts (default 2 4)",
     )
     parser.add_argument(
         "--batch",
         type=count_type(1, MAX_BATCH),
         nargs="+",
         default=[1, 1024, 8192],
-        help=f"games in lockstep (1 to {MAX_BATCH:,})",
+        help=f"games in lockstep, 1 to {MAX_BATCH:,} (default 1 1024 8192)",
     )
     parser.add_argument(
-        "--rows", nargs="+", choices=ROW_KINDS, default=list(ROW_KINDS), help="row kinds to run"
+        "--rows",
+        nargs="+",
+        choices=ROW_KINDS,
+        default=list(ROW_KINDS),
+        help=f"row kinds to run (default {' '.join(ROW_KINDS)})",
     )
     parser.add_argument(
         "--repeats",
@@ -456,18 +464,20 @@ def build_parser() -> CliParser:
         type=float_type(0, MAX_SECONDS, low_open=True),
         help="seconds per repeat (default 2, quick 0.3)",
     )
-    parser.add_argument("--seed", type=seed_type, default=0, help="seed of every row's RNG")
+    parser.add_argument(
+        "--seed", type=seed_type, default=0, help="seed of every row's RNG (default 0)"
+    )
     parser.add_argument("--quick", action="store_true", help="short repeats: under a minute")
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
     parser.add_argument(
         "--evaluate-rounds",
         type=count_type(1, MAX_COUNT),
-        help="rounds of the evaluate row (1,000,000; quick 50,000)",
+        help="rounds of the evaluate row (default 1000000; quick 50000)",
     )
     parser.add_argument(
         "--train-decisions",
         type=count_type(1, MAX_COUNT),
-        help="decisions of the train row (2,000,000; quick 200,000)",
+        help="decisions of the train row (default 2000000; quick 200000)",
     )
     return parser
 

@@ -1,9 +1,9 @@
-"""Evaluate agents against each other with duplicate deals: ``python -m uno_rl.evaluate``.
+"""Evaluate agents against each other with duplicate deals: ``uno_rl evaluate``.
 
-    python -m uno_rl.evaluate color-first random-playable --rounds 200000
-    python -m uno_rl.evaluate color-first random-playable --matches 20000
-    python -m uno_rl.evaluate rule color-first points-dumper aggressive --players 4
-    python -m uno_rl.evaluate color-first:bluff=0.3 bayes-challenger --preset house \\
+    uno_rl evaluate color-first random-playable --rounds 200000
+    uno_rl evaluate color-first random-playable --matches 20000
+    uno_rl evaluate rule color-first points-dumper aggressive --players 4
+    uno_rl evaluate color-first:bluff=0.3 bayes-challenger --preset house \\
         --set caught_bluffer=takes-back --mode head-to-head
 
 Agents are specs resolved by :func:`uno_rl.agents.make_agent` (names of ``agents/*.toml`` or
@@ -20,7 +20,7 @@ final score; then the paired tests between agents over the same deals and OpenSk
 tidy table), ``agents``, ``pairs``, ``ratings``, with ``config.json``.
 
 ``--save-replays DIR`` also saves a sample of the games as JSON replays in ``DIR`` with an
-``index.csv`` (``python -m uno_rl.replay DIR/FILE`` shows one); ``--replay-sample`` says which
+``index.csv`` (``uno_rl replay DIR/FILE`` shows one); ``--replay-sample`` says which
 games of each match-up, e.g. ``longest:5,random:5,truncated:5,violations`` (default
 ``longest:3,random:3,truncated:3,violations``; see :mod:`uno_rl.eval.replays`). With
 ``violations``, an agent's illegal action stops the run as always, but the replay of that game
@@ -81,11 +81,16 @@ TABLE_FILES = tuple(
 
 def build_parser() -> argparse.ArgumentParser:
     parser = CliParser(
-        prog="python -m uno_rl.evaluate",
+        prog="uno_rl evaluate",
         description="Duplicate-deal evaluation of UNO agents.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("agents", nargs="+", help="agent specs, e.g. color-first:bluff=0.3")
+    parser.add_argument(
+        "agents",
+        nargs="+",
+        help="two or more agent specs (names, paths, name:key=value), e.g. color-first "
+        "ppo-official-2p color-first:bluff=0.3",
+    )
     parser.add_argument("--preset", default="official", help="rule preset (default official)")
     low, high = RANGES["players"]
     parser.add_argument(
@@ -95,7 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
         help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
     )  # fmt: skip
-    parser.add_argument("--mode", choices=MODES, default=None, help="how agents are matched")
+    parser.add_argument(
+        "--mode", choices=MODES, default=None,
+        help="how agents are matched (default: head-to-head for 2 agents, table for one agent "
+        "per seat, else round-robin)",
+    )  # fmt: skip
     parser.add_argument(
         "--rounds", type=count_type(1, MAX_ROUNDS), default=None,
         help="rounds per match-up (default 20000); under --set match=true (or a match preset "
@@ -117,21 +126,23 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--rating-rounds", type=count_type(0, MAX_COUNT), default=50_000,
-        help="rounds rated by OpenSkill (matches, when the rules are matches)",
+        help="rounds rated by OpenSkill (matches, when the rules are matches) (default 50000)",
     )  # fmt: skip
     parser.add_argument(
         "--backend", choices=BACKENDS, default="local",
-        help="local worker processes, or Ray tasks (extra 'ray')",
+        help="local worker processes, or Ray tasks (extra 'ray') (default local)",
     )  # fmt: skip
     parser.add_argument(
         "--address", default=None,
         help="Ray cluster address (ray start --head prints it; 'auto': the local one); "
         "without it --backend ray starts a private local instance of --workers CPUs",
     )  # fmt: skip
-    parser.add_argument("--out", default=None, help="output folder")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default runs/evaluate/<timestamp>)"
+    )
     parser.add_argument(
         "--save-replays", default=None, metavar="DIR",
-        help="save a sample of the games as JSON replays in DIR (with index.csv)",
+        help="save a sample of the games as JSON replays in DIR (with index.csv) (default: none)",
     )  # fmt: skip
     parser.add_argument(
         "--replay-sample", default=None, metavar="SPEC",
@@ -224,6 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault(name, "1")
     args = build_parser().parse_args(argv)
     try:
+        if len(args.agents) < 2:
+            raise ValueError(
+                f"evaluate compares agents: name at least two, e.g. uno_rl evaluate "
+                f"{args.agents[0][:60]} random-playable (got only {args.agents[0][:60]!r})"
+            )
         switches = dict(parse_switch(s) for s in args.switches)
         if args.matches is not None:
             if args.rounds is not None:
@@ -267,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         path = getattr(error, "replay_path", None)
         if path is not None:
-            print(f"the game up to that action is saved: python -m uno_rl.replay {path}",
+            print(f"the game up to that action is saved: uno_rl replay {path}",
                   file=sys.stderr)  # fmt: skip
         return 2
     elapsed = time.perf_counter() - start
@@ -287,10 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if replays is not None:
         saved = len(pd.read_csv(os.path.join(replays.folder, "index.csv")))
-        print(
-            f"{saved} replays in {replays.folder}/ (index.csv; view one with "
-            "python -m uno_rl.replay FILE)"
-        )
+        print(f"{saved} replays in {replays.folder}/ (index.csv; view one with uno_rl replay FILE)")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Run an experiment config: ``python -m uno_rl.experiment experiments/NAME.toml``.
+"""Run an experiment config: ``uno_rl experiment experiments/NAME.toml``.
 
 The config (schema: :mod:`uno_rl.eval.config`) names presets and switch grids, player counts,
 agents, single rounds and/or whole matches, and a seed. Each cell of the grid (a rule variant at a player count) is played
@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from uno_rl import resources
 from uno_rl.agents import AgentError
 from uno_rl.cli import CliParser, count_type
 from uno_rl.core.rules import RulesError
@@ -300,19 +301,30 @@ def run_experiment(
 
 def build_parser() -> argparse.ArgumentParser:
     parser = CliParser(
-        prog="python -m uno_rl.experiment",
+        prog="uno_rl experiment",
         description="Run an experiment config (experiments/*.toml).",
     )
-    parser.add_argument("config", help="path of the experiment config, or its name")
-    parser.add_argument("--runs-dir", default="runs", help="where runs are written")
-    parser.add_argument("--resume", default=None, help="a run folder to resume")
-    parser.add_argument("--fresh", action="store_true", help="start a new run")
     parser.add_argument(
-        "--workers", type=count_type(1, MAX_WORKERS), default=None, help="override the config"
+        "config", help="an experiment config: its name (uno_rl experiments lists them) or a path"
+    )
+    parser.add_argument("--runs-dir", default="runs", help="where runs are written (default runs)")
+    parser.add_argument(
+        "--resume",
+        default=None,
+        help="a run folder to resume (default: the config's latest unfinished run)",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="start a new run even if an unfinished one exists"
+    )
+    parser.add_argument(
+        "--workers",
+        type=count_type(1, MAX_WORKERS),
+        default=None,
+        help="worker processes (default: the config's workers)",
     )
     parser.add_argument(
         "--backend", choices=BACKENDS, default="local",
-        help="local worker processes, or Ray tasks (extra 'ray')",
+        help="local worker processes, or Ray tasks (extra 'ray') (default local)",
     )  # fmt: skip
     parser.add_argument(
         "--address", default=None, help="Ray cluster address (default: a private local instance)"
@@ -320,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quick", action="store_true", help="apply the config's [quick] table (runs/NAME-quick)"
     )
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return parser
 
 
@@ -337,16 +349,17 @@ def check_resume_folder(path: str) -> Path:
 
 
 def resolve_config_path(name: str) -> str:
-    """A config path as given, or ``experiments/NAME.toml`` for a bare name."""
+    """A config path as given, or ``NAME.toml`` of ``$UNO_RL_EXPERIMENTS``'s folders or the
+    shipped experiments for a bare name."""
     if os.path.isfile(name):
         return name
-    candidate = Path(__file__).resolve().parents[1] / "experiments" / f"{name}.toml"
-    return str(candidate) if candidate.is_file() else name
+    candidate = resources.find("experiments", f"{name}.toml")
+    return str(candidate) if candidate is not None and candidate.is_file() else name
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     # PPO agents run small torch forwards here and in the workers: one math thread per
-    # process (as python -m uno_rl.evaluate), so the processes do not oversubscribe the CPUs.
+    # process (as uno_rl evaluate), so the processes do not oversubscribe the CPUs.
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")
     args = build_parser().parse_args(argv)

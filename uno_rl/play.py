@@ -1,10 +1,10 @@
-"""Play UNO in the terminal against the bots: ``python -m uno_rl.play``.
+"""Play UNO in the terminal against the bots: ``uno_rl play``.
 
-    python -m uno_rl.play --opponents color-first
-    python -m uno_rl.play --opponents ppo-official-2p --seed 7 --save game.json
-    python -m uno_rl.play --opponents rule aggressive bluffer --preset seven-zero --seat 2
-    python -m uno_rl.play --opponents random-playable --preset kids      # a match
-    python -m uno_rl.play --opponents rule rule --set multi_play=true --no-color
+    uno_rl play --opponents color-first
+    uno_rl play --opponents ppo-official-2p --seed 7 --save game.json
+    uno_rl play --opponents rule aggressive bluffer --preset seven-zero --seat 2
+    uno_rl play --opponents random-playable --preset kids      # a match
+    uno_rl play --opponents rule rule --set multi_play=true --no-color
 
 You take one seat (``--seat``, default 0); every name after ``--opponents`` is an agent from
 the zoo (``uno_rl.agents``: built-in strategies, ``agents/*.toml``, shipped PPO checkpoints such
@@ -29,7 +29,7 @@ range, empty) is explained and asked again.
 
 ``q``, the end of input (Ctrl-D) or Ctrl-C stop the game cleanly (exit code 0, or 130 for
 Ctrl-C); with ``--save FILE`` the game is saved as a JSON replay (:mod:`uno_rl.replays`) at
-the end, finished or not: ``python -m uno_rl.replay FILE`` shows it again. ``--seed`` fixes the
+the end, finished or not: ``uno_rl replay FILE`` shows it again. ``--seed`` fixes the
 deal and the bots' choices (the same seed and the same answers replay the same game);
 without it a fresh seed is drawn, and printed when the game ends (not before: it fixes every
 card, the opponents' hands and the draw pile included). Bad input on the command line (unknown agent,
@@ -69,7 +69,7 @@ INTERRUPTED = 130
 def build_parser() -> CliParser:
     """The command line: one ``error: ...`` line and exit status 2 for bad options."""
     parser = CliParser(
-        prog="python -m uno_rl.play",
+        prog="uno_rl play",
         description="Play UNO in the terminal against agents from the zoo or shipped checkpoints.",
     )
     parser.add_argument(
@@ -82,12 +82,17 @@ def build_parser() -> CliParser:
         help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
     )  # fmt: skip
     parser.add_argument(
-        "--seat", type=count_type(0, 9), default=0, help="your seat, 0 to players-1"
+        "--seat", type=count_type(0, 9), default=0, help="your seat, 0 to players-1 (default 0)"
     )
     parser.add_argument(
-        "--seed", type=seed_type, default=None, help="seed of the deal and the bots (0 to 2^63-1)"
+        "--seed",
+        type=seed_type,
+        default=None,
+        help="seed of the deal and the bots, 0 to 2^63-1 (default: a fresh one, shown at the end)",
     )
-    parser.add_argument("--save", default=None, metavar="FILE", help="save the replay here")
+    parser.add_argument(
+        "--save", default=None, metavar="FILE", help="save the replay here (default: not saved)"
+    )
     parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colors")
     return parser
 
@@ -285,7 +290,7 @@ def _save(path: str | None, replay: Replay, human: TerminalPlayer) -> int:
     finished = replay.outcome is not None and replay.outcome.finished
     human.write(
         f"Replay of the {'' if finished else 'unfinished '}game saved to {printable(path)} "
-        f"(view it: python -m uno_rl.replay {printable(os.fspath(path))})."
+        f"(view it: uno_rl replay {printable(os.fspath(path))})."
     )
     return 0
 

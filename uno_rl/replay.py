@@ -1,11 +1,11 @@
-"""Watch a saved game again: ``python -m uno_rl.replay FILE``.
+"""Watch a saved game again: ``uno_rl replay FILE``.
 
-    python -m uno_rl.replay game.json              # every hand open, the whole game printed
-    python -m uno_rl.replay game.json --seat 1     # what seat 1 saw, and nothing more
-    python -m uno_rl.replay game.json --step       # press Enter for each decision, q to stop
+    uno_rl replay game.json              # every hand open, the whole game printed
+    uno_rl replay game.json --seat 1     # what seat 1 saw, and nothing more
+    uno_rl replay game.json --step       # press Enter for each decision, q to stop
 
-``FILE`` is a JSON replay (:mod:`uno_rl.replays`), saved by ``python -m uno_rl.play --save`` or
-by the evaluator (``python -m uno_rl.evaluate ... --save-replays DIR``). It is checked and
+``FILE`` is a JSON replay (:mod:`uno_rl.replays`), saved by ``uno_rl play --save`` or
+by the evaluator (``uno_rl evaluate ... --save-replays DIR``). It is checked and
 played again on the engine, which reproduces the game exactly from its rules, deal seed and
 actions; the recorded outcome is checked against the replayed one.
 
@@ -48,13 +48,16 @@ INTERRUPTED = 130
 def build_parser() -> CliParser:
     """The command line: one ``error: ...`` line and exit status 2 for bad options."""
     parser = CliParser(
-        prog="python -m uno_rl.replay",
+        prog="uno_rl replay",
         description="Show a saved UNO game again, from one seat or with every hand open.",
     )
     parser.add_argument("file", help="a JSON replay")
     view = parser.add_mutually_exclusive_group()
     view.add_argument(
-        "--seat", type=count_type(0, 9), default=None, help="show what this seat saw (0 to 9)"
+        "--seat",
+        type=count_type(0, 9),
+        default=None,
+        help="show what this seat saw, 0 to 9 (default: every hand open)",
     )
     view.add_argument("--open", action="store_true", help="every hand open (the default)")
     parser.add_argument("--step", action="store_true", help="wait for Enter after each decision")

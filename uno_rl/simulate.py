@@ -1,6 +1,6 @@
 """Batched random self-play, and the statistics it yields.
 
-    python -m uno_rl.simulate --preset official --players 2 --games 4096 --rounds 20000 --seed 0
+    uno_rl simulate --preset official --players 2 --games 4096 --rounds 20000 --seed 0
 
 ``--games`` games run in lockstep through the core engine; every step each game's player to act
 picks an action at random by ``--policy``: ``random-playable`` (default: a uniformly random card
@@ -269,34 +269,43 @@ def _parse_override(text: str) -> tuple[str, object]:
 def build_parser() -> CliParser:
     """The command line; every number is checked as it is parsed."""
     parser = CliParser(
-        prog="python -m uno_rl.simulate",
+        prog="uno_rl simulate",
         description="Batched random self-play; prints statistics.",
     )
-    parser.add_argument("--preset", default="official", help="rule preset name (envs/NAME.toml)")
+    parser.add_argument("--preset", default="official", help="rule preset (default official)")
     parser.add_argument(
-        "--players", type=count_type(2, 10), default=2, help="players per game (2 to 10)"
+        "--players", type=count_type(2, 10), default=2, help="players per game, 2 to 10 (default 2)"
     )
     parser.add_argument(
         "--games",
         type=count_type(1, MAX_GAMES),
         default=4096,
-        help=f"games run in lockstep (1 to {MAX_GAMES:,})",
+        help=f"games run in lockstep, 1 to {MAX_GAMES:,} (default 4096)",
     )
     parser.add_argument(
-        "--rounds", type=count_type(1, MAX_COUNT), default=20000, help="rounds to count"
+        "--rounds",
+        type=count_type(1, MAX_COUNT),
+        default=20000,
+        help="rounds to count (default 20000)",
     )
-    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the run's only RNG")
     parser.add_argument(
-        "--rule",
+        "--seed", type=seed_type, default=0, help="seed of the run's only RNG (default 0)"
+    )
+    parser.add_argument(
+        "--set",
         dest="overrides",
         action="append",
         type=_parse_override,
         default=[],
         metavar="KEY=VALUE",
-        help="override one rule of the preset (repeatable); VALUE is JSON or a bare string",
+        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any; VALUE is "
+        "JSON or a bare string",
     )
     parser.add_argument(
-        "--policy", choices=POLICIES, default="random-playable", help="how actions are picked"
+        "--policy",
+        choices=POLICIES,
+        default="random-playable",
+        help="how actions are picked (default random-playable)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser

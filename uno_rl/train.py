@@ -1,10 +1,10 @@
-"""PPO self-play: ``python -m uno_rl.train`` trains a bot and reports how good it is.
+"""PPO self-play: ``uno_rl train`` trains a bot and reports how good it is.
 
-    python -m uno_rl.train                                   # the quick-start config
-    python -m uno_rl.train --config experiments/train-official-2p.toml --num-games 2048
-    python -m uno_rl.train --resume runs/quickstart/20261130-120000
-    python -m uno_rl.train --backend ray --workers 8 --address HEAD_IP:6379   # on Ray
-    python -m uno_rl.train --help                            # every config field
+    uno_rl train                                   # the quick-start config
+    uno_rl train --config experiments/train-official-2p.toml --num-games 2048
+    uno_rl train --resume runs/quickstart/20261130-120000
+    uno_rl train --backend ray --workers 8 --address HEAD_IP:6379   # on Ray
+    uno_rl train --help                            # every config field
 
 Read top to bottom, in the manner of CleanRL's ``ppo.py``:
 
@@ -58,6 +58,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
+from uno_rl import resources
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.cli import CliParser
 from uno_rl.core.rules import Rules, RulesError, load_rules
@@ -82,7 +83,7 @@ from uno_rl.ppo.update import ppo_update
 
 __all__ = ["check_backend", "evaluate_policy", "format_final", "main", "ppo_update", "train"]
 
-QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "train-quickstart.toml"
+QUICKSTART = resources.shipped_dir("experiments") / "train-quickstart.toml"
 
 
 def pick_device(name: str) -> torch.device:
@@ -322,7 +323,7 @@ def train(
         saved = run / "checkpoint.pt"
         resume_note = (
             f"the run resumes from its last checkpoint (update "
-            f"{load_checkpoint(saved, ('update',))['update']}) with: python -m uno_rl.train "
+            f"{load_checkpoint(saved, ('update',))['update']}) with: uno_rl train "
             f"--resume {run}"
             if saved.is_file()
             else "no checkpoint was written yet"
@@ -345,15 +346,31 @@ def train(
 
 def build_parser() -> CliParser:
     parser = CliParser(
-        prog="python -m uno_rl.train",
+        prog="uno_rl train",
         description="PPO self-play for UNO. Without arguments: the quick-start config.",
     )
-    parser.add_argument("--config", default=None, help=f"TOML config (default {QUICKSTART.name})")
-    parser.add_argument("--resume", default=None, help="a run folder to continue")
-    parser.add_argument("--runs-dir", default="runs", help="where new runs go")
-    parser.add_argument("--no-progress", action="store_true")
-    add_arguments(parser)
+    parser.add_argument(
+        "--config", default=None, help=f"a TOML config file (default {QUICKSTART.name})"
+    )
+    parser.add_argument(
+        "--resume", default=None, metavar="RUN", help="a run folder to continue (default none)"
+    )
+    parser.add_argument(
+        "--runs-dir", default="runs", help="where new runs go: RUNS_DIR/NAME/<timestamp>/ "
+        "(default runs)"
+    )  # fmt: skip
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_arguments(parser, quickstart_config())
     return parser
+
+
+def quickstart_config() -> TrainConfig | None:
+    """The config of a run without ``--config`` (None if the file cannot be read: ``--help``
+    then shows the dataclass defaults, and the run itself reports the error)."""
+    try:
+        return load_train_config(QUICKSTART)
+    except TrainConfigError:
+        return None
 
 
 def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
@@ -364,7 +381,7 @@ def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
             "--resume: a run keeps its backend and number of workers (the games and "
             "their generators are split among the workers); only --address may change"
         )
-    given = ["--" + k.replace("_", "-") for k in overrides]
+    given = ["--set" if k == "switches" else "--" + k.replace("_", "-") for k in overrides]
     given += ["--config"] * (args.config is not None)
     if given:
         raise TrainConfigError(

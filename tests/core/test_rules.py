@@ -167,10 +167,14 @@ def test_presets_dir_override(tmp_path, monkeypatch):
         'description = "x"\n[rules]\nplayers = 4\n', encoding="utf-8"
     )
     monkeypatch.setenv("UNO_RL_PRESETS", str(tmp_path))
-    assert available_presets() == ["mine"]
+    # The user folders are searched before the shipped presets, which stay available.
+    assert available_presets() == sorted(SHIPPED | {"mine"})
     assert load_rules("mine") == Rules(players=4)
+    assert load_rules("official") == Rules()
+    (tmp_path / "official.toml").write_text("[rules]\nplayers = 3\n", encoding="utf-8")
+    assert load_rules("official") == Rules(players=3)  # a user file hides a shipped one
     with pytest.raises(RulesError, match="mine"):
-        load_rules("official")
+        load_rules("nothing-of-that-name")
 
 
 def test_preset_without_rules_table(tmp_path):

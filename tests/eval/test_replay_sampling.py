@@ -186,7 +186,7 @@ def test_the_command_line_saves_replays_and_the_violation(tmp_path, capsys, monk
     err = capsys.readouterr().err
     assert code == 2 and "agent 'cheater' chose illegal action 62" in err
     (saved,) = bad.glob("violation-*.json")
-    assert f"python -m uno_rl.replay {saved}" in err
+    assert f"uno_rl replay {saved}" in err
     replay = load(saved)
     assert replay.violation.action == 62 and replay.source["variant"] == "official"
 

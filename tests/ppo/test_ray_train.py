@@ -43,7 +43,8 @@ def tiny_config(**changes):
 
 def argv(**changes) -> list[str]:
     values = {**TINY, **{k: str(v) for k, v in changes.items()}}
-    return [x for k, v in values.items() for x in ("--" + k.replace("_", "-"), v)]
+    flag = {"switches": "set"}  # the command line gives rule switches as --set KEY=VALUE
+    return [x for k, v in values.items() for x in ("--" + flag.get(k, k).replace("_", "-"), v)]
 
 
 def new_run(root: Path, config) -> Path:
@@ -153,7 +154,7 @@ def test_a_lost_worker_without_retries_stops_the_run_which_resumes_exactly(
     message = (
         r"rollout worker 0 of 2 was lost in update 3 and recreated 0 times \(worker_retries = 0\)"
         r"; nothing of update 3 was used: ActorDiedError.*resumes from its last checkpoint "
-        r"\(update 2\) with: python -m uno_rl.train --resume "
+        r"\(update 2\) with: uno_rl train --resume "
     )
     with pytest.raises(BackendError, match=message):
         train.train(config, run, progress=False, on_rollout=kill_worker_0)

@@ -121,7 +121,7 @@ def test_a_killed_run_resumes_exactly(tmp_path):
         (["--self-play", "0.9"], "must sum to 1"),
         (["--zoo", "random-playable,nobody"], "unknown agent 'nobody'"),
         (["--preset", "nope"], "unknown preset 'nope'"),
-        (["--switches", "stacking=most"], "'stacking' must be one of"),
+        (["--set", "stacking=most"], "'stacking' must be one of"),
         (["--anneal-lr", "maybe"], "anneal_lr: cannot read 'maybe'"),
         (["--hidden", "0"], "hidden: must be a list"),
         (["--backend", "spark"], "backend: must be one of local, ray, got 'spark'"),
@@ -258,7 +258,7 @@ def test_init_from_a_checkpoint(tmp_path, capsys):
 
 def test_a_match_run_trains_on_points_and_reports_rounds_points_and_matches(tmp_path, capsys):
     runs = tmp_path / "runs"
-    args = [*TINY, "--switches", "match=true,match_target=100,reward=points",
+    args = [*TINY, "--set", "match=true", "--set", "match_target=100", "--set", "reward=points",
             "--zoo", "color-first", "--eval-agents", "color-first", "--eval-rounds", "20",
             "--final-eval-rounds", "20", "--precision", "fp32"]  # fmt: skip
     assert train.main([*args, "--runs-dir", str(runs), "--name", "m"]) == 0

@@ -10,7 +10,7 @@ policy         challenges a +4 played on it when
                +4 (keeping the color suggests they held it)
 ``bayes``      the probability that the +4 was a bluff, from public information, exceeds the
                break-even probability of the active penalty rules for ``objective``
-               (:mod:`uno_rl.analysis.bluff`)
+               (:mod:`uno_rl.agents.bluff`)
 =============  ==============================================================================
 
 ``bayes`` counts the cards the observer has not seen (not in its hand, not in the discard pile)
@@ -27,16 +27,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from uno_rl.analysis.bluff import (
+from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, PASS
+from uno_rl.core.cards import KIND_COLOR, KIND_RANK, NUM_COLORS
+from uno_rl.core.rules import Rules
+
+from .bluff import (
     bluff_kinds,
     bluff_probability,
     challenge_break_even,
     unseen_counts,
 )
-from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, PASS
-from uno_rl.core.cards import KIND_COLOR, KIND_RANK, NUM_COLORS
-from uno_rl.core.rules import Rules
-
 from .view import ObservationView
 
 __all__ = ["POLICIES", "challenge_decisions", "new_memory", "remember_action", "update_memory"]

@@ -23,6 +23,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from uno_rl import resources
 from uno_rl.core.rules import Rules
 from uno_rl.tomlfile import read_toml
 
@@ -55,8 +56,9 @@ STRATEGIES: dict[str, type[Agent]] = {
 #: Strategies whose module needs torch, by name: ``module:class``.
 _LAZY_STRATEGIES = {"ppo": "uno_rl.ppo.agent:PPOAgent"}
 
-#: The top-level folder of agent specs and checkpoints (next to ``uno_rl/``).
-AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
+#: The folder of the shipped agent specs and checkpoints (``uno_rl/data/agents``, from
+#: ``agents/``); user folders in ``$UNO_RL_AGENTS`` are searched first.
+AGENTS_DIR = resources.shipped_dir("agents")
 _SPEC_KEYS = {"description", "strategy", "params"}
 _MAX_DEPTH = 8
 
@@ -82,8 +84,8 @@ def _spec_file(name: str) -> Path | None:
     path = Path(name)
     if path.suffix == ".toml":
         return path if path.is_file() else None
-    candidate = AGENTS_DIR / f"{name}.toml"
-    return candidate if candidate.is_file() else None
+    candidate = resources.find("agents", f"{name}.toml")
+    return candidate if candidate is not None and candidate.is_file() else None
 
 
 def _read_spec_file(path: Path) -> dict[str, Any]:
@@ -117,7 +119,13 @@ def _resolve(
     if path is not None:
         data = _read_spec_file(path)
         cls, base_params, _ = _resolve(data["strategy"], depth + 1, path)
-        return cls, {**base_params, **data.get("params", {})}, data.get("description", "")
+        params = dict(data.get("params", {}))
+        checkpoint = params.get("checkpoint")
+        if isinstance(checkpoint, str) and path.parent.resolve() != AGENTS_DIR.resolve():
+            beside = path.parent / checkpoint  # a user's spec names its checkpoint beside it
+            if not Path(checkpoint).is_absolute() and beside.is_file():
+                params["checkpoint"] = str(beside)
+        return cls, {**base_params, **params}, data.get("description", "")
     if name in STRATEGIES:
         return STRATEGIES[name], {}, STRATEGIES[name].summary
     if name in _LAZY_STRATEGIES:  # strategies that need torch: imported on first use
@@ -154,6 +162,5 @@ def describe(name: str) -> str:
 def available_agents() -> list[str]:
     """Names resolvable by :func:`make_agent`: built-in strategies and spec files."""
     names = set(STRATEGIES) | set(_LAZY_STRATEGIES)
-    if AGENTS_DIR.is_dir():
-        names |= {p.stem for p in AGENTS_DIR.glob("*.toml")}
+    names |= {entry.name for entry in resources.entries("agents")}
     return sorted(names)

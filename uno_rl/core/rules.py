@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from uno_rl import resources
+
 from .cards import DECK_SIZE
 
 
@@ -220,26 +222,23 @@ def _check_value(name: str, value: Any, default: Any) -> None:
 
 
 def presets_dir() -> Path:
-    """The folder holding preset TOML files: ``$UNO_RL_PRESETS`` or the repository's ``envs/``."""
-    override = os.environ.get("UNO_RL_PRESETS")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "envs"
+    """The folder of the shipped preset TOML files (``uno_rl/data/envs``, from ``envs/``)."""
+    return resources.shipped_dir("presets")
 
 
 def available_presets() -> list[str]:
-    """Names of the shipped presets, sorted."""
-    folder = presets_dir()
-    return sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
+    """Names of the presets: the user folders' (``$UNO_RL_PRESETS``) and the shipped, sorted."""
+    return [entry.name for entry in resources.entries("presets")]
 
 
 def _preset_path(name_or_path: str | os.PathLike[str]) -> Path:
-    """The file of a preset given by name (``envs/NAME.toml``) or by path to a TOML file."""
+    """The file of a preset given by name (``NAME.toml`` in ``$UNO_RL_PRESETS``'s folders, then
+    the shipped presets) or by path to a TOML file."""
     text = os.fspath(name_or_path) if isinstance(name_or_path, os.PathLike) else str(name_or_path)
     path = Path(text)
     if text.endswith(".toml") and path.is_file():
         return path
-    named = presets_dir() / f"{text}.toml"
+    named = resources.find("presets", f"{text}.toml") or presets_dir() / f"{text}.toml"
     if named.is_file():
         return named
     as_path = isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or "/" in text

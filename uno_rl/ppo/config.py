@@ -2,7 +2,8 @@
 
 ``experiments/train-*.toml`` holds a flat table of fields (any subset; the rest keep their
 defaults); every field is also a command-line option (``--num-games 2048``, lists as
-``--hidden 256,256``, rule switches as ``--switches stacking=any,jump_in=true``). Unknown keys
+``--hidden 256,256``), and rule switches are ``--set stacking=any --set jump_in=true`` (on top
+of the file's ``switches``). Unknown keys
 and bad values raise :class:`TrainConfigError` naming the key.
 
 Every value is checked in one place, :meth:`TrainConfig.__post_init__`, whichever way it came
@@ -31,8 +32,10 @@ __all__ = [
     "TrainConfig",
     "TrainConfigError",
     "add_arguments",
+    "cli_text",
     "config_from_dict",
     "load_train_config",
+    "parse_switches",
 ]
 
 ALL_FEATURES = [name for name, _ in PIECES]
@@ -127,7 +130,11 @@ class TrainConfig:
     # ---------------------------------------------------------------- rules
     preset: str = _field("official", "rule preset (envs/NAME.toml)")
     players: int = _field(2, "players at each table", low=2, high=10)
-    switches: dict = _field({}, "rule switches on top of the preset, e.g. {stacking = 'any'}")
+    switches: dict = _field(
+        {},
+        'rule switches on top of the preset: in a file switches = {stacking = "any"}, on '
+        "the command line --set stacking=any",
+    )
     # ---------------------------------------------------------------- games
     num_games: int = _field(2048, "games played in lockstep", low=1, high=65536)
     rollout_steps: int = _field(32, "engine steps per rollout (every game takes one decision each)",
@@ -182,7 +189,9 @@ class TrainConfig:
         choices=("auto", "bf16", "fp32"),
     )
     init_from: str = _field(
-        "", "start from this checkpoint's weights (same features and hidden sizes; '' = fresh)"
+        "",
+        "start from these weights: a checkpoint file, or an agent with one such as "
+        "ppo-official-2p (same features and hidden sizes; '' = fresh)",
     )
     # ------------------------------------------------------------------ PPO
     learning_rate: float = _field(2.5e-4, "Adam learning rate", low=0, high=1)
@@ -322,18 +331,65 @@ def _parse_cli_value(name: str, text: str, kind: type) -> Any:
         ) from None
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """One ``--field-name`` option per config field (default: from the config file)."""
-    group = parser.add_argument_group("config fields (override the config file)")
+def cli_text(value: Any) -> str:
+    """``value`` written as the command line takes it (``256,256``, ``true``, ``any``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "''"
+    if isinstance(value, dict):
+        return " ".join(f"--set {k}={cli_text(v)}" for k, v in value.items()) or "none"
+    if value == "":
+        return "''"
+    return str(value)
+
+
+def add_arguments(parser: argparse.ArgumentParser, shown: TrainConfig | None = None) -> None:
+    """One ``--field-name`` option per config field and ``--set KEY=VALUE`` for the rule
+    switches; none has a parser default (a field not given keeps the config file's value).
+    ``--help`` shows the values of ``shown`` (the config a run without ``--config`` uses;
+    default: the dataclass defaults)."""
+    shown = TrainConfig() if shown is None else shown
+    group = parser.add_argument_group(
+        "config fields (override the config file; defaults: the quick-start config)"
+    )
     for f in dataclasses.fields(TrainConfig):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if f.name == "switches":  # in the place of the field, after --preset and --players
+            group.add_argument(
+                "--set",
+                dest="switches",
+                action="append",
+                default=None,
+                metavar="KEY=VALUE",
+                help="a rule switch on top of the preset and the config file's switches "
+                "(repeatable), e.g. --set stacking=any --set match=true "
+                f"(default {cli_text(shown.switches)})",
+            )
+            continue
         group.add_argument(
             "--" + f.name.replace("_", "-"),
             dest=f.name,
             default=None,
-            metavar=type(default).__name__.upper(),
-            help=f"{f.metadata['doc']} (default {default!r})",
+            metavar=_kind(f).__name__.upper(),
+            help=f"{f.metadata['doc']} (default {cli_text(getattr(shown, f.name))})".replace(
+                "%", "%%"
+            ),
         )
+
+
+def parse_switches(items: list[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` options as a table of rule switches (VALUE read as TOML, or a bare
+    string: ``any``); :class:`TrainConfigError` for a malformed one."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise TrainConfigError(f"--set: a rule switch must be KEY=VALUE, got {_show(item)}")
+        try:
+            out[key.strip()] = parse_toml_value(value)
+        except ValueError as error:
+            raise TrainConfigError(f"--set {key.strip()}: {error}") from None
+    return out
 
 
 def config_from_dict(data: Any, where: str) -> TrainConfig:
@@ -362,15 +418,22 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 
 
 def load_train_config(
-    path: str | Path | None, overrides: dict[str, str] | None = None
+    path: str | Path | None,
+    overrides: dict[str, Any] | None = None,
 ) -> TrainConfig:
-    """The config of a TOML file (or the defaults) with command-line overrides (strings)."""
+    """The config of a TOML file (or the defaults) with command-line overrides: strings per
+    field, and ``switches`` as a list of ``KEY=VALUE`` (``--set``), applied on top of the
+    file's switches."""
     values: dict[str, Any] = {}
     names = {f.name: f for f in dataclasses.fields(TrainConfig)}
     if path is not None:
         values.update(read_config_file(path))
     for key, text in (overrides or {}).items():
         if text is None:
+            continue
+        if key == "switches" and isinstance(text, list):
+            base = values.get("switches", {})
+            values[key] = {**(base if isinstance(base, dict) else {}), **parse_switches(text)}
             continue
         values[key] = _parse_cli_value(key, text, _kind(names[key]))
     return config_from_dict(values, str(path or "config"))

@@ -176,14 +176,34 @@ def restore_learner(
         raise CheckpointError(f"{where}: its generator states do not fit: {error}") from None
 
 
-def initial_weights(config: TrainConfig, network: PolicyNetwork) -> None:
-    """Load the weights ``init_from`` names (a path, or a file in ``agents/``) into
-    ``network``, checked to fit (errors name the field and the file)."""
-    from uno_rl.agents.registry import AGENTS_DIR
+def init_from_path(text: str) -> Path:
+    """The checkpoint file ``init_from`` names: a path, a file in ``agents/``, or an agent (a
+    spec name, ``ppo:checkpoint=FILE``) whose parameters name a ``checkpoint``."""
+    from uno_rl.agents import AgentError
+    from uno_rl.agents.registry import AGENTS_DIR, _resolve, parse_spec
 
-    path = Path(config.init_from)
-    if not path.exists() and not path.is_absolute():
-        path = AGENTS_DIR / config.init_from
+    path = Path(text)
+    if path.exists() or path.is_absolute() or (AGENTS_DIR / text).exists():
+        return path if path.exists() or path.is_absolute() else AGENTS_DIR / text
+    try:
+        name, overrides = parse_spec(text)
+        checkpoint = {**_resolve(name)[1], **overrides}.get("checkpoint")
+    except AgentError:
+        checkpoint = None
+    if not isinstance(checkpoint, str) or not checkpoint:
+        raise TrainConfigError(
+            f"init_from: {text!r} is neither a checkpoint file nor an agent with a checkpoint "
+            "(e.g. ppo-official-2p, or a path to a .pt file)"
+        )
+    found = Path(checkpoint)
+    return found if found.is_absolute() or found.exists() else AGENTS_DIR / checkpoint
+
+
+def initial_weights(config: TrainConfig, network: PolicyNetwork) -> None:
+    """Load the weights ``init_from`` names (a path, a file in ``agents/``, or an agent whose
+    spec has a ``checkpoint``: ``ppo-official-2p``) into ``network``, checked to fit (errors
+    name the field and the file)."""
+    path = init_from_path(config.init_from)
     try:
         start = load_checkpoint(path)
         spec = network_spec(start, path)

@@ -21,7 +21,7 @@ from uno_rl.core.engine import StepResult
 from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.state import State
 
-from .format import Outcome, Replay, ReplayError
+from .model import Outcome, Replay, ReplayError
 
 __all__ = ["Decision", "deal", "outcome_of", "simulate", "steps", "verify"]
 

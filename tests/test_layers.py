@@ -1,0 +1,126 @@
+"""The package's layers read bottom-up: core, then envs and agents, then eval and replays, then
+analysis, ppo and the programs; and no uno_rl module imports itself back through others."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import uno_rl
+
+PACKAGE = Path(uno_rl.__file__).parent
+
+#: Modules every layer may use: they import nothing of uno_rl's layers.
+BASE = {
+    "uno_rl",
+    "uno_rl.cli",
+    "uno_rl.durable",
+    "uno_rl.processes",
+    "uno_rl.resources",
+    "uno_rl.terminal.safe",
+    "uno_rl.tomlfile",
+}
+
+#: layer -> layers (sub-packages) it must not import.
+FORBIDDEN = {
+    "core": {"envs", "agents", "eval", "replays", "analysis", "ppo", "terminal"},
+    "envs": {"agents", "eval", "replays", "analysis", "ppo", "terminal"},
+    "agents": {"envs", "eval", "replays", "analysis", "ppo", "terminal"},
+    "eval": {"analysis", "ppo", "terminal"},
+    "replays": {"eval", "analysis", "ppo", "terminal"},
+}
+
+#: (module, target) imports allowed across a forbidden line. None: make_agent("ppo") reaches
+#: the PPO agent by a string (importlib), which is not an import statement.
+ALLOWED: set[tuple[str, str]] = set()
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """The uno_rl modules a file imports (anywhere in it, lazy imports included)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+            for alias in node.names:  # from uno_rl import resources: the module itself
+                found.add(f"{target}.{alias.name}")
+    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    return {m for m in found if m in modules and m != name}
+
+
+def graph() -> dict[str, set[str]]:
+    return {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in FORBIDDEN) else None
+
+
+def test_layers_import_nothing_above_them():
+    bad = []
+    for module, targets in graph().items():
+        own = layer(module)
+        for target in targets:
+            if target in BASE or (module, target) in ALLOWED:
+                continue
+            other = layer(target)
+            if own in FORBIDDEN and (other in FORBIDDEN[own] or other is None):
+                bad.append(f"{module} imports {target}")
+    assert not bad, "\n".join(sorted(bad))
+
+
+def test_base_modules_import_no_layer():
+    modules = graph()
+    for name in BASE - {"uno_rl"}:
+        assert modules[name] <= BASE, f"{name} imports {modules[name] - BASE}"
+
+
+def test_no_import_circle():
+    modules = graph()
+    # A package's __init__ importing its own modules is how a package is built, not a circle.
+    edges = {
+        m: {t for t in ts if not (modules.get(t) is not None and m.startswith(t + "."))}
+        for m, ts in modules.items()
+    }
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(edges.get(node, ())):
+            if state.get(target) == 1:
+                circles.append([*stack[stack.index(target) :], target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    assert not circles, "\n".join(" -> ".join(c) for c in circles)
+
+
+def test_the_checker_sees_an_import(tmp_path):
+    """The parser resolves relative imports (so an empty graph cannot pass by accident)."""
+    modules = graph()
+    assert "uno_rl.replays.model" in modules["uno_rl.replays.simulate"]
+    assert "uno_rl.agents.bluff" in modules["uno_rl.agents.challenge"]
+    assert "uno_rl.core.rules" in modules["uno_rl.agents.registry"]

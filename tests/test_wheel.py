@@ -1,0 +1,135 @@
+"""The wheel works without the repository: built, installed into a fresh virtual environment
+and run from an empty folder (issue 16).
+
+The fresh environment reuses the project environment's third-party packages (torch, numpy, ...)
+through a ``.pth`` line naming its site-packages folder: a plain line adds the folder to
+``sys.path`` without running the ``.pth`` files inside it, so the project's editable install of
+uno_rl stays out, and nothing is downloaded (pip never resolves torch here: ``--no-deps``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("hatchling") is None,
+    reason="hatchling (the dev extra) builds the wheel offline",
+)
+
+
+def run(args, cwd, env, timeout=300):
+    result = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    assert result.returncode == 0, (
+        f"{' '.join(map(str, args))} exited {result.returncode}\n"
+        f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-3000:]}"
+    )
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(venv folder, environment, empty working folder) with the wheel installed."""
+    root = tmp_path_factory.mktemp("wheel")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"} and not key.startswith("UNO_RL_")
+    }
+    env["PYTHONNOUSERSITE"] = "1"
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env["PIP_NO_INDEX"] = "1"  # offline: everything needed is the wheel itself
+    dist = root / "dist"
+    run(
+        [sys.executable, "-m", "pip", "wheel", REPO, "--no-deps", "--no-build-isolation",
+         "-w", dist],
+        root, env,
+    )  # fmt: skip
+    (wheel,) = dist.glob("uno_rl-*.whl")
+    venv = root / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", venv], root, env)
+    python = venv / "bin" / "python"
+    purelib = Path(
+        run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root, env
+        ).strip()
+    )
+    (purelib / "_project_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
+         wheel],
+        root, env,
+    )  # fmt: skip
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["OMP_NUM_THREADS"] = "1"
+    empty = root / "empty"
+    empty.mkdir()
+    return venv, env, empty, wheel
+
+
+def test_wheel_carries_the_data(installed):
+    *_, wheel = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder, pattern in (("envs", "*.toml"), ("agents", "*.toml"), ("agents", "*.pt"),
+                            ("experiments", "*.toml")):  # fmt: skip
+        for path in (REPO / folder).glob(pattern):
+            assert f"uno_rl/data/{folder}/{path.name}" in names, path
+    assert "uno_rl/data/agents/README.md" in names
+    assert "uno_rl/py.typed" in names
+
+
+def test_imports_from_the_wheel(installed):
+    venv, env, empty, _ = installed
+    code = (
+        "import sys, uno_rl\n"
+        "from pathlib import Path\n"
+        f"assert Path(uno_rl.__file__).resolve().is_relative_to({str(venv.resolve())!r}), uno_rl.__file__\n"
+        f"assert not any(p and Path(p).resolve() == Path({str(REPO)!r}) for p in sys.path)\n"
+        "from uno_rl.core import load_rules\n"
+        "from uno_rl.agents import make_agent\n"
+        "rules = load_rules('official')\n"
+        "agent = make_agent('ppo-official-2p', rules)\n"
+        "from uno_rl import train\n"
+        "assert train.QUICKSTART.is_file(), train.QUICKSTART\n"
+        "print(uno_rl.__version__, agent)\n"
+    )
+    out = run([venv / "bin" / "python", "-c", code], empty, env)
+    assert "ppo" in out
+    assert not any(empty.iterdir())
+
+
+def test_listings(installed):
+    venv, env, empty, _ = installed
+    out = run([venv / "bin" / "uno_rl", "presets"], empty, env, timeout=120)
+    assert "official" in out and "shipped" in out
+
+
+def test_evaluate(installed):
+    venv, env, empty, _ = installed
+    args = ["color-first", "random-playable", "--rounds", "2000", "--no-progress"]
+    out = run([venv / "bin" / "python", "-m", "uno_rl.evaluate", *args], empty, env)
+    assert "color-first" in out
+    out = run([venv / "bin" / "uno_rl", "evaluate", *args], empty, env)
+    assert "color-first" in out
+
+
+def test_train(installed):
+    venv, env, empty, _ = installed
+    out = run(
+        [venv / "bin" / "uno_rl", "train", "--total-decisions", "50000", "--num-games", "64",
+         "--minibatch-size", "512", "--eval-rounds", "200", "--final-eval-rounds", "200",
+         "--tensorboard", "false", "--torch-threads", "1", "--no-progress"],
+        empty, env,
+    )  # fmt: skip
+    assert list((empty / "runs").rglob("*.pt")), out

@@ -1,0 +1,103 @@
+"""One command for every program: ``uno_rl SUBCOMMAND ...`` (or ``python -m uno_rl SUBCOMMAND``).
+
+    uno_rl train                                        # PPO self-play, the quick-start config
+    uno_rl evaluate color-first random-playable --rounds 20000
+    uno_rl presets                                      # what can be named
+    uno_rl --version
+
+Each subcommand is a program of its own (``python -m uno_rl.train`` keeps working), imported
+only when it runs, so that ``uno_rl --help`` answers at once. Every subcommand names the same
+things the same way: ``--preset``, ``--players``, ``--set KEY=VALUE`` (a rule switch,
+repeatable), ``--seed``, ``--rounds``, ``--workers``, ``--out``, ``--no-progress``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+__all__ = ["COMMANDS", "main"]
+
+#: Subcommand -> (module, function taking argv, one line of what it does).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "train": ("uno_rl.train", "main", "train a PPO bot by self-play (default: the quick start)"),
+    "evaluate": ("uno_rl.evaluate", "main", "duplicate-deal evaluation of agents, with intervals"),
+    "experiment": ("uno_rl.experiment", "main", "run an experiment config (resumable)"),
+    "play": ("uno_rl.play", "main", "play UNO in the terminal against bots"),
+    "replay": ("uno_rl.replay", "main", "show a saved game again"),
+    "simulate": ("uno_rl.simulate", "main", "random self-play statistics of a rule set"),
+    "bench": ("uno_rl.bench", "main", "throughput benchmark: decisions/s and rounds/s"),
+    "presets": ("uno_rl.listing", "presets_main", "list the rule presets"),
+    "agents": ("uno_rl.listing", "agents_main", "list the agents (heuristics and bots)"),
+    "experiments": ("uno_rl.listing", "experiments_main", "list the experiment configs"),
+}
+
+PROG = "uno_rl"
+
+
+def usage() -> str:
+    """The text of ``uno_rl --help``: every subcommand with one line."""
+    width = max(map(len, COMMANDS))
+    lines = [
+        f"usage: {PROG} [--version] [--help] COMMAND [ARGS ...]",
+        "",
+        "UNO simulation, agents, evaluation and PPO training.",
+        "",
+        "commands:",
+        *(f"  {name:<{width}}  {text}" for name, (_, _, text) in COMMANDS.items()),
+        "",
+        f"'{PROG} COMMAND --help' shows a command's options. Shared options: --preset, "
+        "--players, --set KEY=VALUE (a rule switch, repeatable), --seed, --rounds, --workers, "
+        "--out, --no-progress.",
+    ]
+    return "\n".join(lines)
+
+
+def _version() -> str:
+    import uno_rl
+
+    return f"{PROG} {uno_rl.__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``uno_rl ARGV``; the exit status (0: done, 2: bad input)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    if args[0] in ("-V", "--version"):
+        print(_version())
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        print(
+            f"error: unknown command {shown!r}{hint}; commands: {', '.join(COMMANDS)}",
+            file=sys.stderr,
+        )
+        return 2
+    module, function, _ = COMMANDS[name]
+    try:
+        result = getattr(importlib.import_module(module), function)(rest)
+    except SystemExit as stop:  # argparse (--help, bad options) and fail(): their status
+        if stop.code is None or isinstance(stop.code, int):
+            return stop.code or 0
+        print(stop.code, file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # piped into a program that stopped reading (head)
+        try:  # keep Python from failing again when it flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file (tests)
+            pass
+        return 0
+    # simulate and bench return their tables (for notebooks); a command line only wants 0.
+    return result if isinstance(result, int) and not isinstance(result, bool) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

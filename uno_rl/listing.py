@@ -1,0 +1,113 @@
+"""The listings ``uno_rl presets``, ``uno_rl agents`` and ``uno_rl experiments``.
+
+Each prints a table of the names it knows, one line each: the name, where it comes from
+(``user``: a folder of ``$UNO_RL_PRESETS`` / ``$UNO_RL_AGENTS`` / ``$UNO_RL_EXPERIMENTS``;
+``shipped``: inside the package; ``built-in``: an agent strategy without a spec file) and the
+first sentence of its description. A user file hides a shipped file of the same name.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from uno_rl import resources
+from uno_rl.cli import CliParser
+from uno_rl.resources import Entry
+
+__all__ = [
+    "Entry",
+    "agents_main",
+    "experiments_main",
+    "list_agents",
+    "list_experiments",
+    "list_presets",
+    "presets_main",
+]
+
+
+def list_presets() -> list[Entry]:
+    """Rule presets: user folders' (``$UNO_RL_PRESETS``) first, then the shipped, by name."""
+    return resources.entries("presets")
+
+
+def list_experiments() -> list[Entry]:
+    """Experiment and training configs (``$UNO_RL_EXPERIMENTS``, then shipped), by name."""
+    return resources.entries("experiments")
+
+
+def list_agents() -> list[Entry]:
+    """Agent spec files (``$UNO_RL_AGENTS``, then shipped) and the built-in strategies that no
+    spec file of their name covers, by name."""
+    from uno_rl.agents.registry import _LAZY_STRATEGIES, STRATEGIES
+
+    found = {entry.name: entry for entry in resources.entries("agents")}
+    for name, cls in STRATEGIES.items():
+        found.setdefault(name, Entry(name, cls.summary, Path(), "built-in"))
+    for name in _LAZY_STRATEGIES:
+        if name not in found:  # its module needs torch: import it only when listed
+            from uno_rl.agents.registry import describe
+
+            found[name] = Entry(name, describe(name), Path(), "built-in")
+    return [found[name] for name in sorted(found)]
+
+
+def format_table(entries: Sequence[Entry], width: int | None = None, paths: bool = False) -> str:
+    """Columns name, source and description (cut to ``width`` characters with '...'; None:
+    whole); with ``paths`` a fourth column, the file."""
+    names = max([len("name"), *(len(e.name) for e in entries)])
+    sources = max([len("source"), *(len(e.source) for e in entries)])
+    lines = [f"{'name':<{names}}  {'source':<{sources}}  description"]
+    for entry in entries:
+        text = entry.description or "-"
+        if paths:
+            text = f"{text}  [{entry.path}]" if entry.source != "built-in" else text
+        line = f"{entry.name:<{names}}  {entry.source:<{sources}}  {text}"
+        if width is not None and len(line) > width:
+            line = line[: max(width - 3, names + sources + 8)] + "..."
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _main(
+    argv: Sequence[str] | None, command: str, what: str, variable: str, lister: Callable
+) -> int:
+    parser = CliParser(
+        prog=f"uno_rl {command}",
+        description=f"List the {what}: the folders of ${variable} (separated by "
+        f"'{os.pathsep}') first, then those shipped with uno_rl.",
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="whole descriptions (default: cut to the terminal)"
+    )
+    parser.add_argument("--paths", action="store_true", help="also show each file's path")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help (0) or bad input (2, one line already printed)
+        return stop.code if isinstance(stop.code, int) else 2
+    try:
+        entries = lister()
+    except Exception as error:  # a broken user folder must not end in a traceback
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    width = None if args.full or args.paths else shutil.get_terminal_size((100, 24)).columns
+    print(format_table(entries, width, paths=args.paths))
+    return 0
+
+
+def presets_main(argv: Sequence[str] | None = None) -> int:
+    """``uno_rl presets``: the rule presets."""
+    return _main(argv, "presets", "rule presets", "UNO_RL_PRESETS", list_presets)
+
+
+def agents_main(argv: Sequence[str] | None = None) -> int:
+    """``uno_rl agents``: agent specs and built-in strategies."""
+    return _main(argv, "agents", "agents", "UNO_RL_AGENTS", list_agents)
+
+
+def experiments_main(argv: Sequence[str] | None = None) -> int:
+    """``uno_rl experiments``: experiment and training configs."""
+    return _main(argv, "experiments", "experiment configs", "UNO_RL_EXPERIMENTS", list_experiments)

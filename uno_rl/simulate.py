@@ -26,7 +26,6 @@ give the same statistics (the timings aside).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -38,7 +37,16 @@ import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents.random_agents import playable_first
-from uno_rl.cli import MAX_COUNT, CliParser, check_int, check_seed, count_type, fail, seed_type
+from uno_rl.cli import (
+    MAX_COUNT,
+    CliParser,
+    check_int,
+    check_seed,
+    count_type,
+    fail,
+    parse_toml_value,
+    seed_type,
+)
 from uno_rl.core import Rules, RulesError, engine, load_rules, sample_legal_actions
 from uno_rl.eval import stats
 
@@ -251,19 +259,15 @@ def _fmt(value: float) -> str:
 
 
 def _parse_override(text: str) -> tuple[str, object]:
-    """``KEY=VALUE`` with a JSON value (``true``, ``3``, ``0.5``, ``"x"``) or a bare string."""
+    """``KEY=VALUE`` with a TOML value (``true``, ``3``, ``0.5``), or a bare string (``any``),
+    read as every other program reads ``--set``."""
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
-    except ValueError:  # an integer past Python's digit limit
-        raise argparse.ArgumentTypeError(
-            f"{key.strip()}={raw[:20]}...: not a usable value"
-        ) from None
-    return key.strip(), value
+        return key.strip(), parse_toml_value(raw)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{key.strip()}: {error}") from None
 
 
 def build_parser() -> CliParser:
@@ -299,7 +303,7 @@ def build_parser() -> CliParser:
         default=[],
         metavar="KEY=VALUE",
         help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any; VALUE is "
-        "JSON or a bare string",
+        "TOML (true, 3, 0.5) or a bare string",
     )
     parser.add_argument(
         "--policy",

@@ -70,8 +70,9 @@ class Args:
 def make_env(args: Args, **kwargs: Any) -> gymnasium.Env:
     seat: int | str = args.learner_seat if args.learner_seat == "random" else int(args.learner_seat)
     return gymnasium.make(
-        ENV_ID, preset=args.preset, players=args.players, learner_seat=seat, **kwargs
-    )
+        ENV_ID, preset=args.preset, players=args.players, learner_seat=seat,
+        opponents="random", **kwargs,
+    )  # fmt: skip
 
 
 def train(args: Args) -> MaskablePPO:

@@ -1,5 +1,6 @@
-"""The package's layers read bottom-up: core, then envs and agents, then eval and replays, then
-analysis, ppo and the programs; and no uno_rl module imports itself back through others."""
+"""The package's layers read bottom-up: core, then agents, then envs (which seat agents by name
+as opponents), then eval and replays, then analysis, ppo and the programs; and no uno_rl module
+imports itself back through others."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ BASE = {
 #: layer -> layers (sub-packages) it must not import.
 FORBIDDEN = {
     "core": {"envs", "agents", "eval", "replays", "analysis", "ppo", "terminal"},
-    "envs": {"agents", "eval", "replays", "analysis", "ppo", "terminal"},
+    "envs": {"eval", "replays", "analysis", "ppo", "terminal"},
     "agents": {"envs", "eval", "replays", "analysis", "ppo", "terminal"},
     "eval": {"analysis", "ppo", "terminal"},
     "replays": {"eval", "analysis", "ppo", "terminal"},

@@ -226,7 +226,7 @@ def vector_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
     """
     from uno_rl.envs.vector import UnoVectorEnv
 
-    env = UnoVectorEnv(num_envs=VECTOR_GAMES, players=players)
+    env = UnoVectorEnv(num_envs=VECTOR_GAMES, players=players, opponents="random")
     _, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     mask = info["action_mask"]

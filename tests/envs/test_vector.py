@@ -318,7 +318,8 @@ def test_bad_opponent_output(returned, error, match):
         ({"learner_seat": 1.0}, TypeError, "learner_seat"),
         ({"opponents": [random_opponent] * 2}, ValueError, "2 players need 1, got 2"),
         ({"opponents": [3]}, TypeError, "not callable"),
-        ({"opponents": "random"}, TypeError, "opponents"),
+        ({"opponents": b"random"}, TypeError, "opponents"),
+        ({"opponents": "nobody"}, ValueError, "unknown agent .nobody."),
         ({"render_mode": "human"}, ValueError, "render_mode"),
     ],
 )

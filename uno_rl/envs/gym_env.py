@@ -49,9 +49,16 @@ the action, its meaning and the legal actions; nothing changes). Either way an a
 is not one integer in ``[0, 77)`` raises at the call (``TypeError`` for a wrong type such
 as ``float``, ``bool``, ``str`` or ``None``; ``ValueError`` out of range).
 
-Opponents: ``None`` (uniformly random legal play), one callable for every opponent seat,
-or a sequence of ``P - 1`` callables, ``opponents[i]`` sitting ``i + 1`` seats clockwise of
-the learner. An opponent is called as ``opponent(observation, action_mask, rng) -> int``
+Opponents (:mod:`uno_rl.envs.opponents`): ``None`` (the default, ``"random-playable"``: a
+random playable card, drawing only when it must; uniformly random legal play, ``"random"``,
+truncates 42.7% of its rounds), an agent name or spec string (``"color-first"``,
+``"color-first:bluff=0.3"``, a shipped bot such as ``"ppo-official-2p"``, resolved by
+:func:`uno_rl.agents.make_agent` for the env's rules), an :class:`~uno_rl.agents.Agent` or a
+callable for every opponent seat; a list of ``P - 1`` of those, ``opponents[i]`` sitting
+``i + 1`` seats clockwise of the learner (``["rule", "color-first", "random-playable"]`` for
+4 players); or ``{"pool": [...]}``, from which each opponent seat of each episode draws one
+entry from ``np_random`` (:attr:`UnoEnv.opponents` holds the episode's). An Agent, by name
+or object, plays through :func:`single_opponent`. A callable opponent is called as ``opponent(observation, action_mask, rng) -> int``
 with its own view ``(349,)`` float32, its legal actions ``(77,)`` bool and the env's
 ``numpy.random.Generator``. An opponent with an attribute ``needs_observation = False`` gets
 ``None`` instead of the observation. :func:`single_opponent` adapts a batched agent
@@ -60,7 +67,7 @@ with its own view ``(349,)`` float32, its legal actions ``(77,)`` bool and the e
 
 Seeding: ``reset(seed=...)`` seeds ``self.np_random`` (Gymnasium's convention); each
 episode's deal seed, a random learner seat and the opponents' randomness all come from
-it. ``reset(options={"deal_seed": s})`` replays the deal ``s`` (duplicate deals) and
+it (a pool's opponents are drawn after the seat). ``reset(options={"deal_seed": s})`` replays the deal ``s`` (duplicate deals) and
 ``options={"learner_seat": k}`` seats the learner at ``k`` for that episode. Other option
 keys raise ``ValueError``.
 
@@ -76,7 +83,8 @@ every future deal, so they are privileged too.
 
 Bad input raises at construction (unknown preset or rules key, player count outside 2 to
 10: :class:`uno_rl.core.RulesError`; bad ``learner_seat``, ``opponents``,
-``illegal_action``, ``illegal_reward`` or ``render_mode``: ``TypeError`` / ``ValueError``)
+``illegal_action``, ``illegal_reward`` or ``render_mode``: ``TypeError`` / ``ValueError``;
+an unknown agent or agent parameter: :class:`~uno_rl.agents.AgentError`)
 or at the call (see above). ``step()`` before ``reset()`` or after the episode ended raises
 ``gymnasium.error.ResetNeeded``.
 """
@@ -85,7 +93,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -99,9 +107,10 @@ from uno_rl.core.reference import StepOutcome
 from uno_rl.core.rules import Rules
 
 from .game import SingleGame, check_action
+from .opponents import resolve_opponents
 from .render import present, render_text
 from .uno_v1 import observation_bounds
-from .vector import check_learner_seat, check_opponents, load_env_rules
+from .vector import check_learner_seat, load_env_rules
 
 __all__ = ["Opponent", "UnoEnv", "random_opponent", "single_opponent"]
 
@@ -131,6 +140,8 @@ def single_opponent(batched: Callable) -> Opponent:
         return int(np.asarray(batched(observations, action_mask[None, :], rng)).reshape(-1)[0])
 
     opponent.needs_observation = getattr(batched, "needs_observation", True)  # type: ignore[attr-defined]
+    opponent.agent = batched  # type: ignore[attr-defined]
+    opponent.label = getattr(batched, "label", getattr(batched, "__name__", repr(batched)))  # type: ignore[attr-defined]
     return opponent
 
 
@@ -141,7 +152,8 @@ class UnoEnv(gymnasium.Env):
         preset: preset name, path of a preset TOML file, or a :class:`~uno_rl.core.Rules`.
         players: number of players (2 to 10); ``None`` keeps the preset's.
         learner_seat: the learner's seat, or ``"random"`` (drawn each episode).
-        opponents: ``None`` (random legal play), one callable, or ``P - 1`` callables.
+        opponents: ``None`` (``"random-playable"``), an agent name or spec, an Agent, a
+            callable, a list of ``P - 1`` of those, or ``{"pool": [...]}`` (module docstring).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
             (printed after every reset and step).
         illegal_action: ``"penalize"`` (end the episode with ``illegal_reward``) or
@@ -157,7 +169,7 @@ class UnoEnv(gymnasium.Env):
         preset: str | os.PathLike[str] | Rules = "official",
         players: int | None = None,
         learner_seat: int | str = 0,
-        opponents: Opponent | Sequence[Opponent] | None = None,
+        opponents: Any = None,
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
@@ -166,7 +178,11 @@ class UnoEnv(gymnasium.Env):
         self.rules: Rules = load_env_rules(preset, players, rule_overrides)
         p = self.rules.players
         self._fixed_seat = check_learner_seat(learner_seat, p)
-        self._opponents = check_opponents(opponents, p, random_opponent)
+        plan = resolve_opponents(opponents, self.rules, single_opponent)
+        self._agents, self._pool = plan.agents, plan.pool
+        self._opponents: tuple[Opponent, ...] = tuple(
+            self._agents[i] for i in (plan.seats or (0,) * (p - 1))
+        )
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
             raise ValueError(
                 f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
@@ -197,6 +213,12 @@ class UnoEnv(gymnasium.Env):
         self._carry = 0.0  # reward earned before that first decision (a match)
         self._over = False  # the episode is over (reset needed)
         self._round_winner = -1  # winner of the last round that ended (-1: none, a draw)
+
+    @property
+    def opponents(self) -> tuple[Opponent, ...]:
+        """The ``P - 1`` opponents of the current episode, clockwise from the learner (an
+        Agent's wrapper holds it as ``.agent`` and its spec as ``.label``)."""
+        return self._opponents
 
     @property
     def privileged_game(self) -> SingleGame:
@@ -240,7 +262,7 @@ class UnoEnv(gymnasium.Env):
         return self._observe(), self._info(over=False)
 
     def _new_episode(self, deal_seed: int | None, seat: int | None) -> None:
-        # The same draws, in the same order, as UnoVectorEnv: deal seed, then seat.
+        # The same draws, in the same order, as UnoVectorEnv: deal seed, seat, pool.
         self._game.reset(self.np_random, deal_seed)
         if seat is not None:
             self.learner_seat = seat
@@ -248,6 +270,9 @@ class UnoEnv(gymnasium.Env):
             self.learner_seat = int(self.np_random.integers(0, self.rules.players, size=1)[0])
         else:
             self.learner_seat = self._fixed_seat
+        if self._pool is not None:
+            drawn = self.np_random.integers(0, len(self._pool), size=self.rules.players - 1)
+            self._opponents = tuple(self._agents[self._pool[i]] for i in drawn)
         self._fresh = True
         self._carry = 0.0
         self._over = False

@@ -2,8 +2,10 @@
 
 * ``gymnasium.make("uno_rl/Uno-v1", **kwargs)`` builds :class:`uno_rl.envs.gym_env.UnoEnv`
   (one learner against opponents; keyword arguments are its arguments and rule switches,
-  e.g. ``players=4, stacking="any"``). The registered illegal-action policy is the
-  default ``"penalize"``, with which Gymnasium's ``check_env`` passes.
+  e.g. ``players=4, stacking="any", opponents="color-first"``; ``opponents`` takes the
+  forms of :mod:`uno_rl.envs.opponents`, default ``"random-playable"``). The registered
+  illegal-action policy is the default ``"penalize"``, with which Gymnasium's
+  ``check_env`` passes.
 * ``gymnasium.make_vec("uno_rl/Uno-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   builds :class:`uno_rl.envs.vector.UnoVectorEnv`, the native vector env over one batched
   core State (``vectorization_mode=None`` picks it too; ``"sync"`` / ``"async"`` would

@@ -54,9 +54,14 @@ opponents' decisions run as a shrinking series of batched steps (each chain of s
 drawn cards adds one), so the fixed cost per engine call matters as much as the cost per
 game. ``python -m uno_rl.bench --rows vector`` measures it (random legal play on both sides).
 
-Opponents: ``None`` (uniformly random legal play), one batched callable for every opponent
-seat, or a sequence of ``P - 1`` callables, ``opponents[i]`` sitting ``i + 1`` seats
-clockwise of the learner. A batched opponent is called as
+Opponents (:mod:`uno_rl.envs.opponents`): ``None`` (the default, ``"random-playable"``: a
+random playable card, drawing only when it must), an agent name or spec string
+(``"color-first"``, ``"color-first:bluff=0.3"``, ``"ppo-official-2p"``, resolved by
+:func:`uno_rl.agents.make_agent` for the env's rules), an :class:`~uno_rl.agents.Agent` or a
+batched callable for every opponent seat; a list of ``P - 1`` of those, ``opponents[i]``
+sitting ``i + 1`` seats clockwise of the learner; or ``{"pool": [...]}``, from which each
+opponent seat of each game's episode draws one entry from the env's generator
+(:meth:`UnoVectorEnv.opponents_of` tells a game's current ones). A batched opponent is called as
 ``opponent(observations, masks, rng) -> actions`` with ``observations`` ``(k, 349)``
 float32 (each acting seat's own view), ``masks`` ``(k, 77)`` bool, the env's
 ``numpy.random.Generator``, and returns ``(k,)`` integer legal actions. An opponent with an
@@ -76,7 +81,7 @@ for debugging and tests, never for the learner (nor are ``np_random`` and
 
 Bad input raises at construction (unknown preset or rules key, player count outside 2 to
 10: :class:`uno_rl.core.RulesError`; bad ``num_envs``, ``learner_seat`` or ``opponents``:
-``TypeError`` / ``ValueError``) or at the call (actions of the wrong type: ``TypeError``;
+``TypeError`` / ``ValueError``, an unknown agent :class:`~uno_rl.agents.AgentError`) or at the call (actions of the wrong type: ``TypeError``;
 wrong shape, out of range or illegal: ``ValueError`` naming the game index, the action and
 the legal actions). Nothing is changed by a rejected step. An opponent's bad action is
 found in the middle of a step (the error names the opponent, the game and the action);
@@ -86,7 +91,7 @@ reset the env after it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -104,6 +109,7 @@ from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.core.state import State
 
+from .opponents import resolve_opponents
 from .uno_v1 import observation_bounds
 
 try:  # Gymnasium >= 1.1; 1.0 has no enum (and only next-step autoreset)
@@ -198,29 +204,6 @@ def check_learner_seat(learner_seat: int | str, players: int) -> int | None:
     return int(learner_seat)
 
 
-def check_opponents(opponents: Any, players: int, default: Callable) -> tuple[Callable, ...]:
-    """``P - 1`` callables, one per opponent seat (clockwise from the learner)."""
-    need = players - 1
-    if opponents is None:
-        return (default,) * need
-    if callable(opponents):
-        return (opponents,) * need
-    if isinstance(opponents, str | bytes) or not isinstance(opponents, Sequence):
-        raise TypeError(
-            "opponents must be None, a callable, or a sequence of one callable per other seat, "
-            f"got {type(opponents).__name__}"
-        )
-    if len(opponents) != need:
-        raise ValueError(
-            f"opponents must have one entry per other seat: {players} players need {need}, "
-            f"got {len(opponents)}"
-        )
-    for i, fn in enumerate(opponents):
-        if not callable(fn):
-            raise TypeError(f"opponents[{i}] is not callable: {type(fn).__name__} {fn!r}")
-    return tuple(opponents)
-
-
 class UnoVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of UNO, one learner seat each, over one batched core State.
 
@@ -230,8 +213,9 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         players: number of players (2 to 10); ``None`` keeps the preset's.
         learner_seat: the learner's seat in every game, or ``"random"`` (drawn per game and
             episode from the env's generator).
-        opponents: ``None`` (random legal play), one batched callable, or ``P - 1`` of them
-            (see the module docstring).
+        opponents: ``None`` (``"random-playable"``), an agent name or spec, an Agent, a
+            batched callable, a list of ``P - 1`` of those, or ``{"pool": [...]}`` (see the
+            module docstring).
         render_mode: must be ``None`` (no rendering for the batch).
         **rule_overrides: rule switches applied on top of the preset.
 
@@ -246,7 +230,7 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         preset: str | os.PathLike[str] | Rules = "official",
         players: int | None = None,
         learner_seat: int | str = 0,
-        opponents: BatchedOpponent | Sequence[BatchedOpponent] | None = None,
+        opponents: Any = None,
         render_mode: str | None = None,
         **rule_overrides: Any,
     ):
@@ -267,10 +251,16 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         self.render_mode = None
         self._fixed_seat = check_learner_seat(learner_seat, p)
         self.learner_seat = learner_seat
-        self._opponents = check_opponents(opponents, p, random_opponent)
-        self._shared_opponent = all(fn is self._opponents[0] for fn in self._opponents)
+        plan = resolve_opponents(opponents, self.rules)
+        self._agents = plan.agents  # distinct opponents
+        self._pool = None if plan.pool is None else np.asarray(plan.pool, np.int64)
+        #: (N, P - 1): the index in ``_agents`` of each game's opponent seats (clockwise).
+        self._table = np.zeros((n, p - 1), np.int64)
+        if plan.seats is not None:
+            self._table[:] = plan.seats
+        self._shared_opponent = len(self._agents) == 1
         self._opponents_observe = any(
-            getattr(fn, "needs_observation", True) is not False for fn in self._opponents
+            getattr(fn, "needs_observation", True) is not False for fn in self._agents
         )
 
         low, high = observation_bounds(self.rules)
@@ -292,6 +282,10 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         self._done = np.zeros(n, bool)  # the game ended at the previous step (autoreset next)
         self._mask: np.ndarray | None = None  # legal mask of the state (learner to act)
         self._rows = np.arange(n)
+
+    def opponents_of(self, game: int) -> tuple[Callable, ...]:
+        """The ``P - 1`` opponents of ``game``'s current episode, clockwise from the learner."""
+        return tuple(self._agents[i] for i in self._table[game])
 
     # ------------------------------------------------------------------- reset
     def reset(
@@ -394,11 +388,15 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
             )
 
     def _deal(self, games: np.ndarray) -> None:
-        """New episodes in ``games``: deal seeds, then learner seats, from the generator."""
+        """New episodes in ``games``: deal seeds, learner seats, then pool opponents, from
+        the generator."""
         rng = self.np_random
         seeds = new_seeds(rng, games.size)
         if self._fixed_seat is None:
             self.seat[games] = rng.integers(0, self.rules.players, size=games.size)
+        if self._pool is not None:
+            drawn = rng.integers(0, self._pool.size, size=(games.size, self.rules.players - 1))
+            self._table[games] = self._pool[drawn]
         if self.privileged_state is None:
             self.privileged_state = engine.reset(self.rules, seeds)
         else:
@@ -462,14 +460,18 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         if self._opponents_observe:
             observations = observe(self.privileged_state.take(games), actors)
         if self._shared_opponent:
-            return self._call(self._opponents[0], 0, games, observations, masks, rng, None)
+            return self._call(self._agents[0], 0, games, observations, masks, rng, None)
         actions = np.empty(games.size, np.int64)
         relative = (actors.astype(np.int64) - self.seat[games]) % self.rules.players
-        for offset in range(1, self.rules.players):  # a loop over seats, not games
-            rows = np.flatnonzero(relative == offset)
-            if rows.size:
+        for offset in range(1, self.rules.players):  # a loop over seats and agents, not games
+            at = np.flatnonzero(relative == offset)
+            if not at.size:
+                continue
+            keys = self._table[games[at], offset - 1]
+            for key in [keys[0]] if self._pool is None else np.unique(keys):
+                rows = at if self._pool is None else at[keys == key]
                 actions[rows] = self._call(
-                    self._opponents[offset - 1], offset, games, observations, masks, rng, rows
+                    self._agents[key], offset, games, observations, masks, rng, rows
                 )
         return actions
 

@@ -12,8 +12,10 @@ BIN    := $(VENV)/bin
 # torch is installed first, pinned: an unpinned torch would let pip resolve a multi-GB CUDA
 # build. On this machine a CPU wheel of this version lies on disk and pip's config finds it.
 # The rlcard extra (RLCard 1.2.0: numpy and termcolor only) lets the tests run the peer benchmark;
-# the sb3 extra (a few MB; torch is already there) runs the MaskablePPO example test; the ray
-# extra runs the Ray backend tests on a local Ray instance.
+# the sb3 extra (a few MB; torch is already there) runs the MaskablePPO example test; the
+# video extra (moviepy, with a bundled ffmpeg) lets a test record an episode with RecordVideo; the ray
+# extra runs the Ray backend tests on a local Ray instance; the docs extra lets a test build the
+# documentation site with mkdocs build --strict.
 TORCH_VERSION ?= 2.13.0
 STAMP  := $(VENV)/install.stamp
 
@@ -26,7 +28,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install torch==$(TORCH_VERSION)
-	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray]'
+	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video]'
 	touch $@
 
 train: $(STAMP)

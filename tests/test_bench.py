@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("uno_rl.core.engine", reason="the game core has not landed yet")
 
-from uno_rl import bench  # noqa: E402
+from uno_rl import bench, bench_peers  # noqa: E402
 
 KEYS = {"name", "players", "batch", "decisions_per_s", "rounds_per_s", "step_latency_us"}
 TINY = ["--quick", "--repeats", "1", "--seconds", "0.05", "--seed", "3"]
@@ -86,3 +86,56 @@ def test_train_row_json(capsys):
     assert [r["name"] for r in rows] == ["train"]
     row = rows[0]
     assert KEYS <= row.keys() and row["decisions_per_s"] > 0 and "updates" in row["note"]
+
+
+def test_maskable_ppo_rows_json(capsys, monkeypatch):
+    """MaskablePPO over the SB3 adapter and over one env, in the same run, with the ratio."""
+    pytest.importorskip("sb3_contrib")
+    for name, value in {
+        "SB3_GAMES": 16,
+        "SB3_ROLLOUT": 128,
+        "SB3_BATCH": 64,
+        "SB3_EPOCHS": 1,
+    }.items():
+        monkeypatch.setattr(bench_peers, name, value)
+    rows = run_json(capsys, "--rows", "maskable-ppo", "core", "--players", "2", "--batch", "4")
+    ppo = [r for r in rows if r["name"] == "maskable-ppo"]
+    assert [(r["players"], r["batch"]) for r in ppo] == [(2, 16), (2, 1)]
+    adapter, one = ppo
+    for r in ppo:
+        assert KEYS <= r.keys() and r["decisions_per_s"] > 0 and r["step_latency_us"] > 0
+        assert r["rounds_per_s"] >= 0 and r["vs_rlcard"] is None
+        assert "128 samples per update, minibatch 64, 1 epochs" in r["note"]
+    assert adapter["vs_one_env"] == pytest.approx(
+        adapter["decisions_per_s"] / one["decisions_per_s"]
+    )
+    assert one["vs_one_env"] == 1.0
+    assert f"{adapter['vs_one_env']:.1f}x one env" in adapter["note"]
+    assert "UnoSB3VecEnv" in adapter["note"] and "one Gymnasium env" in one["note"]
+    (core,) = [r for r in rows if r["name"] == "core"]
+    assert core["vs_one_env"] is None
+
+
+def test_maskable_ppo_rows_skipped_without_sb3(capsys, monkeypatch):
+    find_spec = bench.importlib.util.find_spec
+    monkeypatch.setattr(
+        bench.importlib.util,
+        "find_spec",
+        lambda name: None if name == "sb3_contrib" else find_spec(name),
+    )
+    table = bench.main([*TINY, "--rows", "maskable-ppo", "core", "--players", "2", "--batch", "4"])
+    assert list(table.name) == ["core"]
+    assert "maskable-ppo rows skipped: sb3-contrib is not installed" in capsys.readouterr().err
+
+
+def test_aec_and_rlcard_rows_interleave(capsys):
+    """At 2 players the aec and rlcard-step rows are timed turn about, in one measurement."""
+    pytest.importorskip("rlcard")
+    rows = run_json(capsys, "--rows", "aec", "rlcard-step", "--players", "2", "4")
+    names = [(r["name"], r["players"]) for r in rows]
+    assert names == [("aec", 2), ("aec", 4), ("rlcard-step", 2)]
+    aec2 = rows[0]
+    rl = rows[2]
+    assert "interleaved" in aec2["note"] and "interleaved" in rl["note"]
+    assert "ignores" in rl["note"]  # the 4-player request still explains itself
+    assert aec2["vs_rlcard"] == pytest.approx(aec2["decisions_per_s"] / rl["decisions_per_s"])

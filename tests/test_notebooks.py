@@ -1,4 +1,8 @@
-"""The shipped notebooks run headless on a small run of their experiment."""
+"""The shipped notebooks run headless on quick runs of their experiments, show every figure
+inline and write nothing."""
+
+import json
+import tomllib
 
 import pytest
 
@@ -10,23 +14,58 @@ from pathlib import Path  # noqa: E402
 from uno_rl import experiment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-SMALL_VARIANTS = """
-description = "a small version of experiments/variants.toml"
-rounds = 120
-rating_rounds = 200
-[grid]
-presets = ["official", "house"]
-players = [2, 3]
-[agents]
-specs = ["rule", "color-first", "aggressive"]
-mode = "round-robin"
-"""
+#: Agents of the variants run the notebook test plays (the quick table plays all four: every
+#: agent only adds match-ups, not columns, and doubles the test's time).
+VARIANTS_TEST_AGENTS = ["rule", "color-first"]
 
 
-def execute(name: str) -> str:
-    """Run ``notebooks/NAME`` headless; returns its printed and Markdown outputs."""
+@pytest.fixture(scope="module")
+def variants_quick_run(tmp_path_factory):
+    """A finished run of ``experiments/variants.toml``'s ``[quick]`` table (every preset and
+    player count of the full run, its rounds and ratings) with two of its agents (about 15 s)."""
+    shipped = tomllib.loads((ROOT / "experiments" / "variants.toml").read_text())
+    quick = shipped["quick"]  # its keys replace the top-level ones, tables key by key
+    settings = {**shipped, **quick}
+    grid = {**shipped["grid"], **quick.get("grid", {})}
+    agents = {**shipped["agents"], **quick.get("agents", {})}
+    assert set(VARIANTS_TEST_AGENTS) < set(agents["specs"])
+    folder = tmp_path_factory.mktemp("variants")
+    config = folder / "variants.toml"
+    lines = [
+        f"seed = {settings.get('seed', 0)}",
+        f"rounds = {settings['rounds']}",
+        f"rating_rounds = {settings.get('rating_rounds', 20_000)}",
+        "[grid]",
+        f"presets = {json.dumps(grid['presets'])}",
+        f"players = {json.dumps(grid['players'])}",
+        "[agents]",
+        f"specs = {json.dumps(VARIANTS_TEST_AGENTS)}",
+        f"mode = {json.dumps(agents['mode'])}",
+    ]
+    config.write_text("\n".join(lines) + "\n")
+    runs = folder / "runs"
+    assert experiment.main([str(config), "--runs-dir", str(runs), "--no-progress"]) == 0
+    (run,) = (runs / "variants").iterdir()
+    return run
+
+
+def files(*folders: Path) -> dict[Path, tuple[int, int]]:
+    """Every file below ``folders`` with its size and modification time."""
+    return {
+        p: (p.stat().st_size, p.stat().st_mtime_ns)
+        for folder in folders
+        for p in folder.rglob("*")
+        if p.is_file() and ".ipynb_checkpoints" not in p.parts
+    }
+
+
+def execute(name: str, *watched: Path) -> nbformat.NotebookNode:
+    """Run ``notebooks/NAME`` headless as Jupyter does (its folder as the working directory);
+    returns the executed notebook. Fails if it changes a file below ``watched`` or the
+    notebooks folder, or if a cell fails."""
     notebook = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    folders = (ROOT / "notebooks", *watched)
+    before = files(*folders)
     client = nbclient.NotebookClient(
         notebook,
         timeout=300,
@@ -34,6 +73,15 @@ def execute(name: str) -> str:
         resources={"metadata": {"path": str(ROOT / "notebooks")}},
     )
     client.execute()
+    assert files(*folders) == before, f"{name} wrote files"
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            assert output.output_type != "error", (name, cell.source)
+    return notebook
+
+
+def text(notebook) -> str:
+    """The printed and Markdown outputs of ``notebook``."""
     return "\n".join(
         str(output.get("text", "")) + str(output.get("data", {}).get("text/markdown", ""))
         for cell in notebook.cells
@@ -42,35 +90,57 @@ def execute(name: str) -> str:
     )
 
 
-def test_variants_notebook_runs_on_a_small_run(tmp_path, monkeypatch):
-    config = tmp_path / "variants.toml"
-    config.write_text(SMALL_VARIANTS)
-    runs = tmp_path / "runs"
-    assert (
-        experiment.main([str(config), "--runs-dir", str(runs), "--workers", "1", "--no-progress"])
-        == 0
-    )
-    (run,) = (runs / "variants").iterdir()
-    monkeypatch.setenv("UNO_RL_RUN", str(run))
-    text = execute("variants.ipynb")
-    assert f"run {run}" in text
-    assert "Best agent most often" in text
-    assert (run / "advantage.png").stat().st_size > 1000
-    assert (run / "by_players.png").stat().st_size > 1000
+def figure_counts(notebook, markers: dict[str, int]) -> dict[str, int]:
+    """The images of the cells whose source contains each marker (each in one cell), and
+    under ``""`` those of every other cell."""
+    counts = dict.fromkeys([*markers, ""], 0)
+    for cell in (c for c in notebook.cells if c.cell_type == "code"):
+        shown = sum("image/png" in output.get("data", {}) for output in cell.outputs)
+        found = [m for m in markers if m in cell.source]
+        assert len(found) <= 1, cell.source
+        counts[found[0] if found else ""] += shown
+    return counts
 
 
-def test_bluff_notebook_runs_on_the_quick_study(bluff_quick_run, monkeypatch):
+def test_variants_notebook_shows_its_figures_on_the_quick_run(variants_quick_run, monkeypatch):
+    monkeypatch.setenv("UNO_RL_RUN", str(variants_quick_run))
+    notebook = execute("variants.ipynb", variants_quick_run)
+    shown = text(notebook)
+    assert f"run {variants_quick_run}: 6 variants x 4 player counts" in shown
+    # the run's narrative: leaders only where separable
+    assert "not separable" in shown and "kids, 6 players" in shown
+    assert "Best agent most often" not in shown
+    # One figure each: the advantage heatmaps and the win rate by table size.
+    markers = {"ax.imshow(": 1, 'ax.set_xlabel("players")': 1}
+    assert figure_counts(notebook, markers) == {**markers, "": 0}
+
+
+def test_bluff_notebook_shows_its_figures_on_the_quick_study(bluff_quick_run, monkeypatch):
     monkeypatch.setenv("UNO_RL_RUN", str(bluff_quick_run))
     monkeypatch.setenv("UNO_RL_PPO_RUN", "")
-    text = execute("bluff.ipynb")
-    assert f"run {bluff_quick_run}" in text
-    assert "mutual best answers" in text and "Brier score" in text
-    assert (bluff_quick_run / "points_by_bluff.png").stat().st_size > 5000
+    notebook = execute("bluff.ipynb", bluff_quick_run)
+    shown = text(notebook)
+    assert f"run {bluff_quick_run}" in shown
+    assert "mutual best answers" in shown and "Brier score" in shown
+    # The study's heatmaps (one per rule variant), the points by bluff probability (drawn
+    # here) and the calibration diagram.
+    heatmaps = len(list(bluff_quick_run.glob("heatmap-*.png")))
+    study = json.loads((bluff_quick_run / "config.json").read_text())
+    assert heatmaps == len({c["variant"] for c in study["cells"]}) >= 2
+    markers = {'RUN.glob("heatmap-*.png")': heatmaps, 'ax.set_xlabel("bluff probability")': 1,
+               'RUN / "calibration.png"': 1}  # fmt: skip
+    assert figure_counts(notebook, markers) == {**markers, "": 0}
 
 
-def test_shipped_notebooks_have_no_outputs():
-    for path in (ROOT / "notebooks").glob("*.ipynb"):
+def test_shipped_notebooks_have_no_outputs_and_do_not_switch_the_backend():
+    paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert [p.name for p in paths] == ["bluff.ipynb", "variants.ipynb"]
+    for path in paths:
         notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        source = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+        assert "%matplotlib inline" in source and "matplotlib.use" not in source, path
+        assert "savefig" not in source and "to_parquet" not in source, path
         for cell in notebook.cells:
             if cell.cell_type == "code":
                 assert not cell.outputs and cell.execution_count is None, path

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("uno_rl.replay", "main", "show a saved game again"),
     "simulate": ("uno_rl.simulate", "main", "random self-play statistics of a rule set"),
     "bench": ("uno_rl.bench", "main", "throughput benchmark: decisions/s and rounds/s"),
+    "average": ("uno_rl.ppo.average", "main", "average the weights of PPO policies (model soup)"),
     "presets": ("uno_rl.listing", "presets_main", "list the rule presets"),
     "agents": ("uno_rl.listing", "agents_main", "list the agents (heuristics and bots)"),
     "experiments": ("uno_rl.listing", "experiments_main", "list the experiment configs"),

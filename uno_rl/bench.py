@@ -12,7 +12,9 @@ core-obs      the same, plus the acting seat's observation (``observe.observe``)
 vector        the native Gymnasium VectorEnv (``UnoVectorEnv``), 4096 games: learner steps, the
               learner's random legal action from ``info["action_mask"]``, random opponents
 aec           the PettingZoo AEC env (``uno_rl.envs.uno_v1.env()``, wrappers included): one
-              game, ``env.last()`` then a uniformly random legal action from its mask; N = 1
+              game, ``env.last()`` then a uniformly random legal action from its mask; N = 1.
+              At 2 players, when ``rlcard-step`` is also asked for, the two rows' repeats
+              are interleaved so that both see the same load (their ratio is the point)
 evaluate      the evaluator (``uno_rl.eval.run.evaluate``): ``color-first`` against
               ``random-playable``, 2 players, duplicate deals, every CPU (worker processes);
               one timed run of ``--evaluate-rounds`` rounds (1,000,000; 50,000 with ``--quick``)
@@ -23,6 +25,17 @@ train         PPO self-play (``uno_rl train``'s defaults: official, 2 players, 2
               trunk where the CPU has native bfloat16): ``--train-decisions`` decisions
               (2,000,000; 200,000 with ``--quick``) of rollouts and updates together, one timed
               run after start-up, no evaluations; every seat's decision counts
+maskable-ppo  sb3-contrib's MaskablePPO learning end to end (rollouts and updates; the ``sb3``
+              extra) against random opponents, twice in the same run: over the SB3 VecEnv
+              adapter (``uno_rl.envs.sb3.UnoSB3VecEnv``, 128 games, ``batch`` 128) and over one
+              Gymnasium env (``uno_rl/Uno-v1`` in SB3's one-env ``DummyVecEnv``, ``batch`` 1),
+              with the same hyperparameters: 1,024 samples per update, minibatch 512, 4 epochs,
+              the default ``MlpPolicy``, one torch CPU thread, the two envs' repeats
+              interleaved (both see the same load). ``decisions_per_s`` is learner
+              steps/s, ``rounds_per_s`` learner episodes/s, ``step_latency_us`` one update
+              (its rollout and its training); ``vs_one_env`` is the adapter's steps/s over the
+              one env's. rounds/s grows as the policy learns to end rounds (sooner over the
+              adapter, whose model has made more updates by then)
 rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
               uniformly random legal action, ``env.reset`` when the round is over; N = 1
 ============  =================================================================================
@@ -32,7 +45,8 @@ per step), ``rounds_per_s`` (finished rounds, truncated ones included), both the
 ``--repeats`` timed repeats of ``--seconds`` each after one untimed warm-up repeat;
 ``step_latency_us``, the median wall time of one step of the whole batch (at N = 1, the latency
 of one decision); ``bytes_per_game`` (``State.nbytes_per_game()``); ``vs_rlcard``, decisions/s
-as a multiple of RLCard's at the same player count; ``note``.
+as a multiple of RLCard's at the same player count; ``vs_one_env`` (maskable-ppo rows only);
+``note``.
 
 About RLCard (checked against 1.2.0's source):
 
@@ -61,8 +75,6 @@ import json
 import math
 import os
 import random
-import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -74,7 +86,12 @@ from uno_rl.cli import MAX_COUNT, CliParser, count_type, fail, float_type, seed_
 from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
 from uno_rl.core.rng import new_seeds
 
-ROW_KINDS = ("core", "core-obs", "aec", "vector", "evaluate", "train", "rlcard-step")
+from .bench_peers import maskable_ppo_rows, rlcard_record, rlcard_row, rlcard_stepper
+from .bench_timing import StepFn, log, measure, measure_pair
+
+ROW_KINDS = (
+    "core", "core-obs", "aec", "vector", "evaluate", "train", "maskable-ppo", "rlcard-step",
+)  # fmt: skip
 #: Most games in one core row's batch: about 1 KB of state each, so a million is a gigabyte.
 MAX_BATCH = 1_000_000
 #: Most timed repeats per row, and most seconds per repeat.
@@ -93,41 +110,9 @@ COLUMNS = [
     "step_latency_us",
     "bytes_per_game",
     "vs_rlcard",
+    "vs_one_env",
     "note",
 ]
-
-#: One step of a benchmark loop; returns (decisions taken, rounds finished).
-StepFn = Callable[[], tuple[int, int]]
-
-
-def log(message: str) -> None:
-    print(f"bench: {message}", file=sys.stderr, flush=True)
-
-
-def measure(step: StepFn, seconds: float, repeats: int) -> dict[str, float]:
-    """Warm up for one repeat, then time ``repeats`` repeats of about ``seconds`` each."""
-
-    def run() -> tuple[float, float, list[float]]:
-        decisions = rounds = 0
-        laps: list[float] = []
-        start = now = time.perf_counter()
-        while now - start < seconds or not laps:
-            d, r = step()
-            decisions += d
-            rounds += r
-            t = time.perf_counter()
-            laps.append(t - now)
-            now = t
-        elapsed = now - start
-        return decisions / elapsed, rounds / elapsed, laps
-
-    run()  # warm-up: caches, allocations, and games spread over their rounds
-    runs = [run() for _ in range(repeats)]
-    return {
-        "decisions_per_s": statistics.median(r[0] for r in runs),
-        "rounds_per_s": statistics.median(r[1] for r in runs),
-        "step_latency_us": 1e6 * statistics.median(lap for r in runs for lap in r[2]),
-    }
 
 
 def core_stepper(state: State, rng: np.random.Generator, with_obs: bool = False) -> StepFn:
@@ -182,18 +167,20 @@ def core_row(
     }
 
 
-def aec_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
+def aec_stepper(players: int, seed: int) -> StepFn:
     """Random legal play through the wrapped PettingZoo AEC env (``uno_v1.env``), one game.
 
     Each step is what a PettingZoo user's loop does: ``env.last()`` (the acting agent's
     observation and mask), a uniformly random legal action, ``env.step``; a finished game is
-    reset. Decisions are agent steps (dead steps at the end of a game included).
+    reset. Decisions are agent steps (dead steps at the end of a game included). The action is
+    picked as in the ``rlcard-step`` loop (``random.Random.randrange`` over the legal list), so
+    both rows time their env and the same per-step overhead.
     """
     from uno_rl.envs import uno_v1
 
     aec = uno_v1.env(players=players)
     aec.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    pick = random.Random(seed)
 
     def step() -> tuple[int, int]:
         observation, _, termination, truncation, _ = aec.last()
@@ -201,20 +188,42 @@ def aec_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
             aec.step(None)
         else:
             legal = np.flatnonzero(observation["action_mask"])
-            aec.step(int(legal[rng.integers(legal.size)]))
+            aec.step(int(legal[pick.randrange(len(legal))]))
         if not aec.agents:
             aec.reset()
             return 1, 1
         return 1, 0
 
+    return step
+
+
+def aec_record(players: int, timing: dict[str, float], note: str = "") -> dict:
+    """The ``aec`` row of a timing (:func:`uno_rl.bench_timing.measure`)."""
     return {
         "name": "aec",
         "players": players,
         "batch": 1,
-        **measure(step, seconds, repeats),
+        **timing,
         "bytes_per_game": math.nan,
-        "note": "",
+        "note": note,
     }
+
+
+def aec_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
+    """The ``aec`` row alone (:func:`aec_stepper`)."""
+    return aec_record(players, measure(aec_stepper(players, seed), seconds, repeats))
+
+
+def aec_rlcard_rows(seconds: float, repeats: int, seed: int) -> tuple[dict, dict]:
+    """The 2-player ``aec`` and ``rlcard-step`` rows with their repeats interleaved
+    (:func:`uno_rl.bench_timing.measure_pair`), so both see the same load of a shared machine
+    and their ratio is what is compared."""
+    rlcard_step, real, note = rlcard_stepper(2, seed)
+    aec, rl = measure_pair(aec_stepper(2, seed), rlcard_step, seconds, repeats)
+    return (
+        aec_record(2, aec, "repeats interleaved with rlcard-step"),
+        rlcard_record(real, rl, "; ".join(filter(None, [note, "repeats interleaved with aec"]))),
+    )
 
 
 def vector_row(players: int, seconds: float, repeats: int, seed: int) -> dict:
@@ -319,46 +328,6 @@ def train_row(decisions: int, seed: int = 0) -> dict:
     }
 
 
-def rlcard_row(players: int, seconds: float, repeats: int, seed: int, done: dict[int, dict]):
-    """RLCard's UNO ``env.step`` loop, or None if the player count it runs is in ``done``
-
-    (rows measured so far, by player count; the note then goes to that row).
-    """
-    import rlcard
-
-    env = rlcard.make("uno", config={"game_num_players": players, "seed": int(seed)})
-    real = int(env.num_players)
-    note = ""
-    if real != players:
-        note = f"asked for {players} players; RLCard ignores game_num_players and ran {real}"
-    if real in done:
-        log(f"rlcard-step players={players} skipped: {note or 'duplicate'} (already measured)")
-        if note:
-            done[real]["note"] = "; ".join(filter(None, [done[real]["note"], note]))
-        return None
-    pick = random.Random(seed)
-    state, _ = env.reset()
-
-    def step() -> tuple[int, int]:
-        nonlocal state
-        legal = list(state["legal_actions"])
-        state, _ = env.step(legal[pick.randrange(len(legal))])
-        if env.is_over():
-            state, _ = env.reset()
-            return 1, 1
-        return 1, 0
-
-    timing = measure(step, seconds, repeats)
-    return {
-        "name": "rlcard-step",
-        "players": real,
-        "batch": 1,
-        **timing,
-        "bytes_per_game": math.nan,
-        "note": note,
-    }
-
-
 def run_bench(
     rows: Sequence[str],
     players: Sequence[int],
@@ -386,9 +355,16 @@ def run_bench(
             if kind in rows:
                 for n in batches:
                     add(core_row(p, n, seconds, repeats, seed, with_obs=kind == "core-obs"))
+    measured: dict[int, dict] = {}  # rlcard-step rows, by the player count RLCard ran
+    with_rlcard = "rlcard-step" in rows and importlib.util.find_spec("rlcard") is not None
     if "aec" in rows:
         for p in players:
-            add(aec_row(p, seconds, repeats, seed))
+            if p == 2 and with_rlcard:
+                aec, rl = aec_rlcard_rows(seconds, repeats, seed)
+                add(aec)
+                measured[rl["players"]] = rl
+            else:
+                add(aec_row(p, seconds, repeats, seed))
     if "vector" in rows:
         for p in players:
             add(vector_row(p, seconds, repeats, seed))
@@ -396,10 +372,17 @@ def run_bench(
         add(evaluate_row(evaluate_rounds, seed=seed))
     if "train" in rows:
         add(train_row(train_decisions, seed=seed))
+    if "maskable-ppo" in rows and importlib.util.find_spec("sb3_contrib") is None:
+        log("maskable-ppo rows skipped: sb3-contrib is not installed (pip install -e '.[sb3]')")
+    elif "maskable-ppo" in rows:
+        for p in players:
+            for record in maskable_ppo_rows(p, seconds, repeats, seed):
+                add(record)
     if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
         log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
     elif "rlcard-step" in rows:
-        measured: dict[int, dict] = {}
+        for record in list(measured.values()):
+            add(record)
         for p in players:
             record = rlcard_row(p, seconds, repeats, seed, measured)
             if record is not None:
@@ -410,7 +393,7 @@ def run_bench(
     # Our decisions/s over RLCard's at the same player count (NaN where RLCard has no such row).
     rlcard_speed = table[table.name == "rlcard-step"].set_index("players")["decisions_per_s"]
     table["vs_rlcard"] = table.decisions_per_s / table.players.map(rlcard_speed).astype(float)
-    table.loc[table.name == "rlcard-step", "vs_rlcard"] = math.nan
+    table.loc[table.name.isin(["rlcard-step", "maskable-ppo"]), "vs_rlcard"] = math.nan
     return table
 
 
@@ -542,6 +525,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
                     "step_latency_us": _fmt("{:,.1f}"),
                     "bytes_per_game": _fmt("{:,.0f}"),
                     "vs_rlcard": _fmt("{:,.1f}x"),
+                    "vs_one_env": _fmt("{:,.1f}x"),
                 },
             )
         )

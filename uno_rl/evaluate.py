@@ -54,6 +54,7 @@ from uno_rl.core.rules import RANGES, RulesError
 from uno_rl.durable import write_text_durably
 from uno_rl.processes import MAX_WORKERS
 
+from .eval import formats
 from .eval.backends import BACKENDS, BackendError
 from .eval.outputs import check_output_folder
 from .eval.replays import DEFAULT_SAMPLE, ReplayRequest, ReplaySample
@@ -202,16 +203,17 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
             text = (
                 f"paired over {row.deals:,} deals ({row.matchup}): {row.agent_a} minus "
                 f"{row.agent_b}: rounds won {row.win_difference:+.2%} "
-                f"[{row.win_diff_low:+.2%}, {row.win_diff_high:+.2%}], p = {row.win_p_value:.3g}; "
+                f"[{row.win_diff_low:+.2%}, {row.win_diff_high:+.2%}], "
+                f"{formats.p_value(row.win_p_value, row.win_log10_p)}; "
                 f"points/round {row.points_difference:+.2f} "
                 f"[{row.points_diff_low:+.2f}, {row.points_diff_high:+.2f}], "
-                f"p = {row.points_p_value:.3g}"
+                f"{formats.p_value(row.points_p_value, row.points_log10_p)}"
             )
             if match:
                 text += (
                     f"; matches won {row.match_win_difference:+.2%} "
                     f"[{row.match_diff_low:+.2%}, {row.match_diff_high:+.2%}], "
-                    f"p = {row.match_p_value:.3g}"
+                    f"{formats.p_value(row.match_p_value, row.match_log10_p)}"
                 )
             lines.append(text)
         ratings = result.ratings[

@@ -17,12 +17,17 @@ ratings.*         OpenSkill ratings per cell
 summary.*         per variant, player count and agent (all its match-ups): rounds won, net
                   points per round and, for matches, matches won and final score
                   (:func:`summarize`)
+narrative.md      (no ``analysis`` step) who leads each cell, only where the lead is
+                  separable (:mod:`uno_rl.analysis.variants`)
 parts/            each finished cell's tables (what a resumed run keeps)
 (analysis)        what the config's ``analysis`` step writes (``bluff``: :mod:`uno_rl.analysis.study`)
 DONE              written last
 ================  ============================================================================
 
-Tables are written as Parquet and CSV. A killed run restarts where it stopped: run the same
+Every table keys its rows by ``variant``, the cell's short label (what differs from the preset:
+``official, caught_bluffer=takes-back``; :func:`uno_rl.eval.config.variant_name`), followed by
+``preset`` and ``switches`` (every switch the config set, defaults included). Printed figures
+have one format per kind (:mod:`uno_rl.eval.formats`). Tables are written as Parquet and CSV. A killed run restarts where it stopped: run the same
 command again (it resumes the latest unfinished run of that config, if the config is
 unchanged) or pass ``--resume runs/NAME/<timestamp>``; finished cells are kept, the cell that
 was running is played again from its start, so no row is lost or duplicated. ``--fresh``
@@ -57,6 +62,8 @@ from uno_rl.core.rules import RulesError
 from uno_rl.durable import fsync_folder, write_bytes_durably, write_text_durably
 from uno_rl.processes import MAX_WORKERS
 
+from .analysis.variants import write_narrative
+from .eval import formats
 from .eval.backends import BACKENDS, BackendError, make_executor
 from .eval.config import ANALYSES, ConfigError, ExperimentConfig, load_config
 from .eval.outputs import check_output_folder
@@ -140,33 +147,37 @@ SUMMARY_COLUMNS = [
 ]  # fmt: skip
 
 
-def _cells(rate, low, high, fmt: str) -> list[str]:
-    return [
-        "-" if pd.isna(r) else f"{format(r, fmt)} [{format(lo, fmt)}, {format(hi, fmt)}]"
-        for r, lo, hi in zip(rate, low, high)
-    ]
+def _cells(rate, low, high, kind) -> list[str]:
+    return [formats.with_interval(r, lo, hi, kind) for r, lo, hi in zip(rate, low, high)]
 
 
 def format_summary(summary: pd.DataFrame, confidence: float = 0.95) -> str:
     """One line per variant, player count (match-up, for an ``agents`` table) and agent:
     "rounds won" (%), "points/round" (net) and, where the rules are matches, "matches won"
-    (%) and "final score", each with its interval (``63.9% [63.4, 64.4]``)."""
+    (%) and "final score", each with its interval (``63.9% [63.4%, 64.4%]``, ``+1.23 [+1.10,
+    +1.36]``: :mod:`uno_rl.eval.formats`)."""
     keys = [k for k in ("variant", "players", "matchup", "agent") if k in summary]
     shown = summary[keys].copy()
     shown["rounds"] = summary["rounds"].map("{:,}".format)
     shown["rounds won"] = _cells(
-        summary["win_rate"], summary["win_low"], summary["win_high"], ".1%"
+        summary["win_rate"], summary["win_low"], summary["win_high"], formats.rate
     )
     shown["points/round"] = _cells(
-        summary["points"], summary["points_low"], summary["points_high"], "+.2f"
+        summary["points"], summary["points_low"], summary["points_high"], formats.points
     )
     if "matches" in summary and summary["matches"].notna().any():
         shown["matches"] = ["-" if pd.isna(m) else f"{int(m):,}" for m in summary["matches"]]
         shown["matches won"] = _cells(
-            summary["match_win_rate"], summary["match_win_low"], summary["match_win_high"], ".1%"
+            summary["match_win_rate"],
+            summary["match_win_low"],
+            summary["match_win_high"],
+            formats.rate,
         )
         shown["final score"] = _cells(
-            summary["final_score"], summary["final_score_low"], summary["final_score_high"], ".1f"
+            summary["final_score"],
+            summary["final_score_low"],
+            summary["final_score_high"],
+            lambda v: f"{float(v):.1f}",
         )
     pct = f"{round(confidence * 100)}%"
     return f"(intervals: {pct})\n" + shown.to_string(index=False)
@@ -177,6 +188,16 @@ def _same_config(folder: Path, resolved: dict) -> bool:
         return json.loads((folder / "config.json").read_text()) == resolved
     except (OSError, json.JSONDecodeError):
         return False
+
+
+def _with_rules(table: pd.DataFrame, preset, switches) -> pd.DataFrame:
+    """``table`` with ``preset`` and ``switches`` (the cell's full switches) after
+    ``variant``."""
+    out = table.drop(columns=["preset", "switches"], errors="ignore")
+    at = out.columns.get_loc("variant") + 1 if "variant" in out else 0
+    out.insert(at, "preset", preset)
+    out.insert(at + 1, "switches", switches)
+    return out
 
 
 def choose_run_dir(
@@ -272,7 +293,8 @@ def run_experiment(
                 pool=pool,
             )
             for name in TABLES:
-                write_atomic(getattr(result, name), str(parts / f"cell-{cell.index:04d}.{name}"))
+                table = _with_rules(getattr(result, name), cell.preset, cell.switches_label)
+                write_atomic(table, str(parts / f"cell-{cell.index:04d}.{name}"))
             _write_text(parts / f"cell-{cell.index:04d}.done", "")
     finally:
         if pool is not None:
@@ -290,8 +312,18 @@ def run_experiment(
         }
     )
     merged.save(folder)
-    write_atomic(summarize(merged.agents, config.confidence), str(folder / "summary"))
-    if config.analysis is not None:
+    summary = summarize(merged.agents, config.confidence)
+    if "switches" in merged.agents:
+        rules = merged.agents.drop_duplicates("variant").set_index("variant")
+        summary = _with_rules(
+            summary,
+            summary["variant"].map(rules["preset"]),
+            summary["variant"].map(rules["switches"]),
+        )
+    write_atomic(summary, str(folder / "summary"))
+    if config.analysis is None:
+        write_narrative(folder)
+    else:
         module, write, _ = ANALYSES[config.analysis]
         log(f"analysis {config.analysis}: {module}.{write}")
         getattr(importlib.import_module(module), write)(folder, workers=workers, progress=progress)
@@ -405,6 +437,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows = [(m, a) in focal for m, a in zip(agents["matchup"], agents["agent"])]
             print("\nper match-up, the focal agents:")
             print(format_summary(agents[rows], config.confidence))
+        narrative = folder / "narrative.md"
+        if narrative.is_file():
+            print("\n" + narrative.read_text().rstrip())
     print(f"done in {time.perf_counter() - start:.0f} s: {folder}")
     return 0
 

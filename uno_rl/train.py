@@ -32,9 +32,12 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
    rerun, up to ``worker_retries`` times per update, without changing the result; beyond
    that the run stops with an error naming the worker and the update, having merged nothing
    of that update, and resumes from its last checkpoint.
-5. Logs: ``metrics.csv`` and TensorBoard (losses, entropy, explained variance, clip fraction,
-   decisions/s, win rates against the pool and the zoo, +4 / bluff / challenge rates), a tqdm
-   bar; every ``eval_every`` updates a duplicate-deal evaluation against ``eval_agents``.
+5. Logs: ``metrics.csv`` and TensorBoard, the same scalars under the same names, grouped as
+   in CleanRL (``charts/``: progress, speed, the rollout's games; ``losses/``: the update, the
+   gradient norm before clipping; ``behaviour/``: +4 / bluff / challenge rates; ``eval/``:
+   every ``eval_every`` updates a duplicate-deal evaluation against ``eval_agents``, with 95%
+   intervals), each column documented in :mod:`uno_rl.ppo.logger`; the config in the HPARAMS
+   tab; a tqdm bar. ``global_step`` counts the learner's decisions.
 6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
    final evaluation table with 95% intervals.
 
@@ -67,7 +70,14 @@ from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpo
 from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load_train_config
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale, use_bf16
-from uno_rl.ppo.report import evaluate_policy, final_report, format_final
+from uno_rl.ppo.report import (
+    eval_metrics,
+    evaluate_policy,
+    final_report,
+    format_final,
+    hparam_metrics,
+    rollout_metrics,
+)
 from uno_rl.ppo.rollout import LocalSource, RolloutSource, StartedHook
 from uno_rl.ppo.runs import (
     check_backend,
@@ -105,8 +115,8 @@ def training_rules(config: TrainConfig) -> Rules:
     return rules
 
 
-def _rate(wins: int, total: int) -> float:
-    return wins / total if total else float("nan")
+def _shown(value: float | None) -> float:
+    return float("nan") if value is None else value
 
 
 def open_source(
@@ -140,7 +150,9 @@ def train(
     on_rollout: StartedHook | None = None,
     on_start: Callable[[Path], None] | None = None,
 ) -> dict:
-    """Train per ``config`` into the run folder ``run``; returns the final summary.
+    """Train per ``config`` into the run folder ``run``; returns the final summary: the run's
+    ``decisions``, ``learner_decisions`` and ``rounds`` so far, and this call's
+    ``updates_run``, ``session_decisions`` and ``seconds``.
 
     Everything is set up and checked (device, rules, agents, ``init_from``, the checkpoint of a
     resume, the rollout source) before anything is written: a fresh run's folder is made
@@ -173,6 +185,7 @@ def train(
     # Minibatch shuffling (and, on the local backend, the learner's action sampling).
     generator = torch.Generator().manual_seed(config.seed)
     start_update, decisions, rounds, pool_filled, pool_next = 0, 0, 0, 0, 0
+    learner_decisions, elapsed_before = 0, 0.0  # global_step; seconds of earlier sessions
     data = None
     where = run / "checkpoint.pt"
     if resume:
@@ -180,6 +193,7 @@ def train(
         restore_learner(data, where, network, optimizer, pool, generator)
         pool_filled, pool_next = data["pool_filled"], data["pool_next"]
         start_update, decisions, rounds = data["update"], data["decisions"], data["rounds"]
+        learner_decisions, elapsed_before = data["learner_decisions"], data["elapsed"]
     # N games in lockstep: in this process, or split over Ray actors (`backend`).
     try:
         source = open_source(
@@ -198,10 +212,11 @@ def train(
             remove_stale_temporaries(run)
             # Rows and events past the checkpoint are logged again below: drop them.
             logger = RunLogger(run, config.tensorboard, keep_rows=start_update,
-                               purge_step=decisions + 1)  # fmt: skip
+                               purge_step=learner_decisions + 1)  # fmt: skip
         else:
             create_run(run, config)
             logger = RunLogger(run, config.tensorboard)
+            logger.log_hparams(config.to_dict(), hparam_metrics(config, rules.match))
     except BaseException:
         source.close()
         raise
@@ -233,7 +248,9 @@ def train(
                 },
                 "update": update,
                 "decisions": decisions,
+                "learner_decisions": learner_decisions,
                 "rounds": rounds,
+                "elapsed": elapsed_before + time.perf_counter() - started,
             },
         )
 
@@ -253,7 +270,7 @@ def train(
 
     # ----------------------------------------------------------------- loop
     bar = tqdm(total=config.num_updates, initial=start_update, disable=not progress, unit="update")
-    started = time.perf_counter()
+    started, session_decisions = time.perf_counter(), decisions
     try:
         for update in range(start_update, config.num_updates):
             tick = time.perf_counter()
@@ -264,6 +281,7 @@ def train(
             rollout = source.collect(update, on_rollout)
             stats = rollout.stats
             decisions += stats.decisions
+            learner_decisions += stats.learner_decisions
             rounds += stats.rounds
             rollout_seconds = time.perf_counter() - tick
             losses = ppo_update(config, network, optimizer, rollout, generator, device)
@@ -277,46 +295,36 @@ def train(
             seconds = time.perf_counter() - tick
             row = {
                 "charts/update": update + 1,
+                "charts/decisions": decisions,
+                "charts/rounds": rounds,
                 "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                "charts/wall_time": None,  # set once the row is complete (below)
+                "charts/elapsed_s": None,
+                "charts/SPS": stats.learner_decisions / seconds,
                 "charts/decisions_per_s": stats.decisions / seconds,
                 "charts/rollout_share": rollout_seconds / seconds,
-                "charts/rounds": rounds,
-                "charts/win_rate_self_and_all": stats.learner_wins / max(stats.learner_rounds, 1),
-                "charts/win_rate_vs_pool": stats.pool_wins / stats.pool_rounds if stats.pool_rounds else float("nan"),
-                "charts/win_rate_vs_zoo": stats.zoo_wins / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
-                "charts/points_per_round_vs_pool": stats.pool_points / stats.pool_rounds if stats.pool_rounds else float("nan"),
-                "charts/points_per_round_vs_zoo": stats.zoo_points / stats.zoo_rounds if stats.zoo_rounds else float("nan"),
+                **rollout_metrics(stats, config, rules.match),
                 **losses,
-                "behaviour/draw4_per_round": stats.draw4_plays / max(stats.learner_rounds, 1),
-                "behaviour/bluff_share": stats.bluffs / stats.draw4_plays if stats.draw4_plays else float("nan"),
-                "behaviour/challenges_per_round": stats.challenges / max(stats.learner_rounds, 1),
-                "behaviour/challenge_success": stats.challenges_won / stats.challenges if stats.challenges else float("nan"),
-            }  # fmt: skip
-            if rules.match:
-                row["charts/match_win_rate_vs_pool"] = _rate(
-                    stats.pool_match_wins, stats.pool_matches
-                )
-                row["charts/match_win_rate_vs_zoo"] = _rate(stats.zoo_match_wins, stats.zoo_matches)
+            }
             last = update + 1 == config.num_updates
             if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
                 save_policy(run / "policy.pt")
                 result = evaluate_policy(
                     run / "policy.pt", config, config.eval_rounds, config.seed + update
                 )
-                for r in result.agents[result.agents.agent == "ppo"].itertuples():
-                    opponent = r.matchup.split(" vs ")[-1]
-                    row[f"eval/win_rate_vs_{opponent}"] = r.win_rate
-                    row[f"eval/points_per_round_vs_{opponent}"] = r.points
-                    if rules.match:
-                        row[f"eval/match_win_rate_vs_{opponent}"] = r.match_win_rate
-            logger.log(decisions, row)
+                row.update(eval_metrics(result, rules.match))
+            elif config.eval_every:
+                row["eval/evaluated"] = 0
+            row["charts/wall_time"] = time.time()
+            row["charts/elapsed_s"] = elapsed_before + time.perf_counter() - started
+            logger.log(learner_decisions, row)
             if (update + 1) % config.checkpoint_every == 0 or last:
                 checkpoint(update + 1)
             bar.update(1)
             bar.set_postfix(
                 dec_s=f"{row['charts/decisions_per_s']:,.0f}",
-                win_zoo=f"{row['charts/win_rate_vs_zoo']:.1%}",
-                pts_zoo=f"{row['charts/points_per_round_vs_zoo']:+.1f}",
+                win_zoo=f"{_shown(row['charts/win_rate_vs_zoo']):.1%}",
+                pts_zoo=f"{_shown(row['charts/points_per_round_vs_zoo']):+.1f}",
                 rounds=f"{rounds:,}",
             )
     except BackendError as error:
@@ -337,7 +345,11 @@ def train(
     elapsed = time.perf_counter() - started
     return {
         "decisions": decisions,
+        "learner_decisions": learner_decisions,
         "rounds": rounds,
+        # This session's share (a resume trains only the updates left: maybe none).
+        "updates_run": max(config.num_updates - start_update, 0),
+        "session_decisions": decisions - session_decisions,
         "seconds": elapsed,
         "worker_restarts": source.restarts,
         "precision": "bf16" if bf16 else "fp32",
@@ -392,6 +404,22 @@ def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
     return run, read_run_config(run, address)
 
 
+def session_line(summary: dict, config: TrainConfig) -> str:
+    """What this call trained, and how fast: only the updates it ran count (a resumed run
+    has trained the others; a finished one has nothing left, and no speed to report)."""
+    if not summary["updates_run"]:
+        return (
+            f"nothing left to train: the run had finished all {config.num_updates:,} updates "
+            f"({summary['decisions']:,} decisions, {summary['rounds']:,} rounds)"
+        )
+    speed = summary["session_decisions"] / max(summary["seconds"], 1e-9)
+    return (
+        f"{summary['session_decisions']:,} decisions in {summary['updates_run']:,} updates, "
+        f"{summary['seconds']:.0f} s ({speed:,.0f} decisions/s, {summary['precision']} trunk); "
+        f"the run: {summary['decisions']:,} decisions, {summary['rounds']:,} rounds"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     field_names = [f.name for f in dataclasses.fields(TrainConfig)]
@@ -415,11 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{'resuming' if resume else 'training'} {config.name} in {run}", flush=True)
 
         summary = train(config, run, resume, not args.no_progress, on_start=announce)
-        print(
-            f"{summary['decisions']:,} decisions, {summary['rounds']:,} rounds in "
-            f"{summary['seconds']:.0f} s ({summary['decisions'] / max(summary['seconds'], 1e-9):,.0f} "
-            f"decisions/s, {summary['precision']} trunk)"
-        )
+        print(session_line(summary, config))
         if summary["worker_restarts"]:
             print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")
         report = final_report(run, config, summary)

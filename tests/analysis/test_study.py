@@ -15,6 +15,7 @@ from uno_rl.analysis.study import (
     matrix_equilibrium,
     narrative,
 )
+from uno_rl.analysis.study_plots import heatmap_figure
 from uno_rl.eval.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,8 +48,8 @@ def test_quick_study_writes_every_output(quick_run):
     for name in ("bluff", "best_responses", "equilibrium", "calibration", "calibration_scores"):
         assert (quick_run / f"{name}.parquet").is_file() and (quick_run / f"{name}.csv").is_file()
     assert (quick_run / "calibration_samples.parquet").is_file()
-    heatmaps = sorted(quick_run.glob("heatmap-*.png"))
-    assert len(heatmaps) == 2 and all(p.stat().st_size > 5000 for p in heatmaps)
+    heatmaps = sorted(quick_run.glob("heatmap-*.png"))  # one per rule variant
+    assert len(heatmaps) == 4 and all(p.stat().st_size > 5000 for p in heatmaps)
     assert (quick_run / "calibration.png").stat().st_size > 5000
     assert (quick_run / "DONE").is_file()
 
@@ -77,14 +78,24 @@ def test_quick_study_table_is_sane(quick_run):
     always = some[some["challenge"] == "always"]
     # (a round cut at max_turns between a bluff and its challenge leaves one unchallenged)
     assert (always["bluff_challenged"] > 0.99).all()
-    assert np.allclose(always.loc[always.variant.str.contains("draws-4"), "bluff_challenged"], 1)
+    assert np.allclose(always.loc[always.caught_bluffer == "draws-4", "bluff_challenged"], 1)
     assert (
         table.loc[(table.challenge == "always") & (table.bluff == 0), "cards_per_draw4"] == 6
     ).all()
     # The headline cells got their focus rounds.
-    headline = table[table["variant"].str.contains("draws-4")]
-    assert (headline["rounds"] >= 2000).all()
-    assert (table[~table["variant"].str.contains("draws-4")]["rounds"] < 2000).all()
+    official = (table["caught_bluffer"] == "draws-4") & (
+        table["draw_four_legal"] == "no-current-color"
+    )
+    headline = official & table["players"].isin([2, 4])
+    assert (table.loc[headline, "rounds"] >= 2000).all()
+    assert (table.loc[~headline, "rounds"] < 2000).all()
+    # Short labels: what differs from the preset (official already has draws-4).
+    assert set(table.loc[official, "variant"]) == {"official"}
+    assert set(table.loc[~official, "variant"]) == {
+        "official, caught_bluffer=takes-back",
+        "official, draw_four_legal=no-playable-card",
+        "official, caught_bluffer=takes-back, draw_four_legal=no-playable-card",
+    }
     assert table["equilibrium_like"].any()
 
 
@@ -138,14 +149,32 @@ def test_challenge_labels():
 
 
 def test_matrix_equilibrium_of_known_games():
-    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], float)
-    rows, cols, value = matrix_equilibrium(rps, iterations=30_000)
-    assert np.allclose(rows, 1 / 3, atol=0.02) and np.allclose(cols, 1 / 3, atol=0.02)
-    assert abs(value) < 0.01
-    # A dominant row and a dominant column: a pure equilibrium.
+    # Rock-paper-scissors (as win rates: 0.5 plus the antisymmetric game): uniform, value 0.5.
+    rps = 0.5 + 0.5 * np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], float)
+    rows, cols, value = matrix_equilibrium(rps)
+    assert np.allclose(rows, 1 / 3, atol=1e-9) and np.allclose(cols, 1 / 3, atol=1e-9)
+    assert value == pytest.approx(0.5, abs=1e-9)
+    # A dominant row and a dominant column: a pure equilibrium, weight exactly 1.
     game = np.array([[0.6, 0.7], [0.4, 0.5]])
-    rows, cols, value = matrix_equilibrium(game, iterations=2000)
-    assert rows[0] > 0.99 and cols[0] > 0.99 and value == pytest.approx(0.6, abs=1e-3)
+    rows, cols, value = matrix_equilibrium(game)
+    assert rows == pytest.approx([1.0, 0.0], abs=1e-9) and cols == pytest.approx([1.0, 0.0])
+    assert value == pytest.approx(0.6, abs=1e-9)
+    # 2 x 2 without a saddle point: x = (d - c) / (a - b - c + d), value (ad - bc) / (...).
+    (a, b), (c, d) = game = np.array([[0.7, 0.3], [0.4, 0.6]])
+    rows, cols, value = matrix_equilibrium(game)
+    denominator = a - b - c + d
+    assert rows == pytest.approx([(d - c) / denominator, (a - b) / denominator], abs=1e-9)
+    assert cols == pytest.approx([(d - b) / denominator, (a - c) / denominator], abs=1e-9)
+    assert value == pytest.approx((a * d - b * c) / denominator, abs=1e-9)
+    # Rectangular (3 bluff probabilities x 2 policies): the outer rows mixed 0.6 / 0.4 hold
+    # 0.5 against both columns; the middle row (0.45 either way) gets no weight.
+    game = np.array([[0.7, 0.3], [0.45, 0.45], [0.2, 0.8]])
+    rows, cols, value = matrix_equilibrium(game)
+    assert rows == pytest.approx([0.6, 0.0, 0.4], abs=1e-9) and value == pytest.approx(0.5)
+    assert cols == pytest.approx([0.5, 0.5], abs=1e-9)
+    for bad in (np.zeros((0, 2)), np.zeros(3), np.array([[0.5, np.nan]])):
+        with pytest.raises(ValueError, match="payoff matrix"):
+            matrix_equilibrium(bad)
 
 
 def _synthetic_table():
@@ -180,4 +209,65 @@ def test_best_responses_and_region_on_a_known_matrix():
     )
     lines = narrative(region, best_responses(table), eq)
     assert any("mutual best answers (bluff, policy): none" in line for line in lines)
-    assert any("against `never`: best bluff probability 1" in line for line in lines)
+    assert any(
+        "against `never`: best bluff probability 1 (win rate 60.0%)" in line for line in lines
+    )
+
+
+def test_narrative_names_no_best_where_the_cells_are_not_separable():
+    table = _synthetic_table()
+    wide = table["challenge"] == "never"  # 0.50 and 0.60 with intervals that overlap
+    table.loc[wide, "win_low"] = table.loc[wide, "win_rate"] - 0.08
+    table.loc[wide, "win_high"] = table.loc[wide, "win_rate"] + 0.08
+    best = best_responses(table)
+    tied = best.set_index(["responder", "against"]).loc[("bluffer", "never"), "tied"]
+    assert sorted(tied.split(",")) == ["0", "1"]
+    region = mark_equilibrium_region(table, best)
+    eq = pd.DataFrame(columns=["variant", "players", "side", "strategy", "weight", "value"])
+    lines = narrative(region, best, eq)
+    (never,) = [line for line in lines if "against `never`" in line]
+    assert "best bluff probability 1" not in never
+    assert "no single best bluff probability: 0, 1 are not separable" in never
+    assert "(win rates 50.0% to 60.0%)" in never
+    (always,) = [line for line in lines if "against `always`" in line]
+    assert "best bluff probability 0 (win rate 55.0%)" in always  # that one is separable
+
+
+def test_heatmap_colorbar_and_cells_are_in_percentage_points():
+    import matplotlib.pyplot as plt
+
+    rows = []
+    for players in (2, 3, 4):
+        for policy in ("never", "hand>=4|color"):
+            for bluff, gain in ((0.0, 0.0), (0.5, 0.031), (1.0, -0.124)):
+                rows.append((players, policy, bluff, gain))
+    part = pd.DataFrame(rows, columns=["players", "challenge", "bluff", "gain"])
+    fig = heatmap_figure(part, "official, caught_bluffer=takes-back")
+    try:
+        panels = [ax for ax in fig.axes if ax.get_visible() and ax.images]
+        bar_ax = next(ax for ax in fig.axes if ax.get_label() == "<colorbar>")
+        assert len(panels) == 3 and sum(not ax.get_visible() for ax in fig.axes) == 1
+        image = panels[0].images[0]
+        # The colour scale is in percentage points, symmetric about 0: the largest |gain|.
+        assert (image.norm.vmin, image.norm.vmax) == pytest.approx((-12.4, 12.4))
+        fig.canvas.draw()
+        ticks = [t.get_text() for t in bar_ax.get_yticklabels() if t.get_text()]
+        assert "0 pp" in ticks and all(t.endswith(" pp") for t in ticks)
+        assert "+10 pp" in ticks and "-10 pp" in ticks
+        assert "percentage points" in bar_ax.get_ylabel()
+        # Cells: the same unit; text colour by the cell's luminance (white on dark red).
+        texts = {t.get_text(): t.get_color() for t in panels[0].texts}
+        assert set(texts) == {"0.0", "+3.1", "-12.4"}
+        assert texts["-12.4"] == "white" and texts["0.0"] == "black" and texts["+3.1"] == "black"
+        # Row labels only on the first panel of each row: none spill into the next panel.
+        labelled = [any(t.get_visible() and t.get_text() for t in ax.get_yticklabels())
+                    for ax in panels]  # fmt: skip
+        assert labelled == [True, False, True]
+        assert "official, caught_bluffer=takes-back" in fig._suptitle.get_text()
+        # No panel overlaps another once drawn (constrained layout).
+        boxes = [ax.get_tightbbox() for ax in panels]
+        for i, first in enumerate(boxes):
+            for second in boxes[i + 1 :]:
+                assert not first.overlaps(second)
+    finally:
+        plt.close(fig)

@@ -350,7 +350,7 @@ def test_render_ansi():
         ({"illegal_action": "ignore"}, ValueError, "illegal_action"),
         ({"illegal_reward": "low"}, TypeError, "illegal_reward"),
         ({"illegal_reward": float("nan")}, ValueError, "illegal_reward"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode"),
     ],
 )
 def test_bad_construction(kwargs, error, match):

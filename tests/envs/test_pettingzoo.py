@@ -122,7 +122,7 @@ def test_module_exports_and_metadata():
     raw = uno_v1.raw_env()
     assert isinstance(raw, pettingzoo.AECEnv)
     assert raw.metadata["name"] == "uno_v1"
-    assert raw.metadata["render_modes"] == ["human", "ansi"]
+    assert raw.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
     assert raw.metadata["is_parallelizable"] is False  # turn-based: parallel view only
     wrapped = uno_v1.env()
     assert isinstance(wrapped.unwrapped, uno_v1.raw_env)
@@ -187,7 +187,7 @@ def test_rules_object_and_toml_path_and_overrides(tmp_path):
         ({"players": "3"}, RulesError, "rules key 'players' must be an integer"),
         ({"players": 2.5}, RulesError, "rules key 'players' must be an integer"),
         ({"preset": 3}, TypeError, "preset must be a preset name"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode must be None or one of"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode must be None or one of"),
     ],
 )
 def test_bad_construction(kwargs, error, pattern):

@@ -8,6 +8,7 @@ import pytest
 from bad_input.harness import assert_clean_error
 
 from uno_rl import evaluate as cli
+from uno_rl.core.rules import load_rules
 from uno_rl.eval.run import evaluate, parse_switch, variant_label
 
 
@@ -65,8 +66,14 @@ def test_switches_and_labels():
     assert parse_switch("jump_in=true") == ("jump_in", True)
     assert parse_switch("max_turns=50") == ("max_turns", 50)
     assert variant_label("official", {"stacking": "any", "jump_in": True}) == (
-        "official+jump_in=true+stacking=any"
+        "official, jump_in=true, stacking=any"
     )
+    base = load_rules("official")
+    # only what differs from the preset is named
+    assert variant_label("official", {"stacking": "any", "jump_in": False}, base) == (
+        "official, stacking=any"
+    )
+    assert variant_label("official", {"stacking": "none"}, base) == "official"
     with pytest.raises(ValueError, match="key=value"):
         parse_switch("stacking")
 
@@ -78,7 +85,7 @@ def test_command_line_writes_tables(tmp_path, capsys):
     assert code == 0
     text = capsys.readouterr().out
     assert (
-        "official+caught_bluffer=takes-back, 2 players" in text and "paired over 200 deals" in text
+        "official, caught_bluffer=takes-back, 2 players" in text and "paired over 200 deals" in text
     )
     for name in ("seats", "agents", "pairs", "ratings"):
         frame = pd.read_parquet(out / f"{name}.parquet")

@@ -38,10 +38,17 @@ def test_config_cells_and_resolution(tmp_path):
     config = load_config(write(tmp_path, TINY))
     assert config.name == "tiny" and len(config.cells) == 2 * 2 * 2
     cell = config.cells[0]
-    assert cell.variant == "official+caught_bluffer=draws-4" and cell.players == 2
+    # The label names what differs from the preset (official: draws-4 already) ...
+    assert cell.variant == "official" and cell.players == 2
+    assert config.cells[2].variant == "official, caught_bluffer=takes-back"
+    # ... and every switch the config set is kept beside it.
+    assert cell.switches_label == "caught_bluffer=draws-4"
+    assert config.cells[2].switches_label == "caught_bluffer=takes-back"
     assert [m.lineup for m in config.cells[1].matchups] == [("color-first", "rule", "rule")]
     resolved = config.resolved()
     assert resolved["cells"][3]["rules"]["caught_bluffer"] == "takes-back"
+    assert resolved["cells"][0]["preset"] == "official"
+    assert resolved["cells"][0]["switches"] == {"caught_bluffer": "draws-4"}
 
 
 @pytest.mark.parametrize(
@@ -93,13 +100,24 @@ def test_command_line_runs_and_reports(tmp_path, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "official+caught_bluffer=draws-4" in out and "color-first" in out
+    assert "official, caught_bluffer=takes-back" in out and "color-first" in out
+    assert "official+" not in out and "caught_bluffer=draws-4" not in out
     (folder,) = (runs / "tiny").iterdir()
     for name in ("seats", "agents", "pairs", "ratings", "summary"):
         assert (folder / f"{name}.parquet").is_file() and (folder / f"{name}.csv").is_file()
     assert (folder / "DONE").is_file() and (folder / "config.toml").read_text() == TINY
     summary = pd.read_parquet(folder / "summary.parquet")
     assert len(summary) == 8 * 2
+    # Short labels in the tables, the full switches in a column beside them.
+    for name in ("seats", "agents", "pairs", "ratings", "summary"):
+        table = pd.read_parquet(folder / f"{name}.parquet")
+        assert list(table.columns[:3]) == ["variant", "preset", "switches"], name
+        shown = dict(zip(table["variant"], table["switches"]))
+        assert shown["official"] == "caught_bluffer=draws-4"
+        assert shown["official, caught_bluffer=takes-back"] == "caught_bluffer=takes-back"
+        assert set(table["preset"]) == {"official", "no-bluff"}
+    # The narrative of the run: written and printed.
+    assert (folder / "narrative.md").read_text().startswith("- **official, 2 players**")
     # A finished run is not resumed: the same command starts a new one.
     assert (
         experiment.main([str(path), "--runs-dir", str(runs), "--workers", "1", "--no-progress"])
@@ -371,7 +389,7 @@ def test_rounds_and_matches_make_a_cell_each(tmp_path):
     # official: single rounds and matches (focus raises the matches); kids plays matches already
     assert cells == [
         ("official", "rounds", 60),
-        ("official+match=true", "matches", 8),
+        ("official, match=true", "matches", 8),
         ("kids", "matches", 6),
     ]
     assert config.cells[1].rules.match and config.cells[1].rules.match_target == 500
@@ -393,12 +411,12 @@ def test_an_experiment_with_matches_reports_the_three_measures(tmp_path, capsys)
     summary = pd.read_parquet(folder / "summary.parquet").set_index(["variant", "agent"])
     assert summary.loc[("official", "color-first"), "rounds"] == 60
     assert pd.isna(summary.loc[("official", "color-first"), "match_win_rate"])
-    matches = summary.loc["official+match=true"]
+    matches = summary.loc["official, match=true"]
     assert (matches["matches"] == 8).all() and matches["match_wins"].sum() == 8
     assert (matches["rounds"] > 8).all()
     assert matches["final_score_low"].lt(matches["final_score"]).all()
     agents = pd.read_parquet(folder / "agents.parquet")
-    assert set(agents["variant"]) == {"official", "official+match=true", "kids"}
+    assert set(agents["variant"]) == {"official", "official, match=true", "kids"}
 
 
 PARTS = """
@@ -426,7 +444,7 @@ def test_parts_play_different_agents_at_different_player_counts(tmp_path):
     assert cells == [
         (0, "official", 2, "rounds", ["color-first vs rule", "color-first vs random-playable"]),
         (1, "official", 3, "rounds", ["aggressive vs 2 x color-first"]),
-        (2, "official+match=true", 3, "matches", ["aggressive vs 2 x color-first"]),
+        (2, "official, match=true", 3, "matches", ["aggressive vs 2 x color-first"]),
     ]
     assert config.agents == ("color-first", "rule", "random-playable", "aggressive")
 
@@ -502,7 +520,7 @@ def test_strength_config_and_its_quick_run(tmp_path, capsys, one_torch_thread):
     agents = pd.read_parquet(folder / "agents.parquet")
     focal = agents[agents["agent"].str.startswith("ppo-")]
     assert len(focal) == 2 * 2 + 2 + 2 and focal["win_rate"].notna().all()
-    assert focal.groupby("variant")["matches"].sum().to_dict()["official+match=true"] > 0
+    assert focal.groupby("variant")["matches"].sum().to_dict()["official, match=true"] > 0
 
 
 def test_summary_takes_round_intervals_over_matches_in_match_cells():

@@ -84,7 +84,7 @@ def test_matches_count_every_round_inside_them(matches):
     agents = matches.agents.set_index("agent")
     jobs = 30  # 10 deals x 3 seatings
     assert list(matches.agents.columns) == [c for c in COLUMNS if c != "seat"]
-    assert matches.agents["variant"].iloc[0] == "official+match=true"
+    assert matches.agents["variant"].iloc[0] == "official, match=true"
     assert (agents["matches"] == [jobs, 2 * jobs]).all()
     assert agents["match_wins"].sum() == jobs  # every match finishes with one winner
     rounds = agents["rounds"] / [1, 2]  # rounds played at the table
@@ -206,7 +206,7 @@ def test_set_match_true_with_rounds_is_the_same_as_matches(matches):
     rules, label = as_matches(load_rules("kids"), "kids")
     assert label == "kids" and rules.match_target == 3
     rules, label = as_matches(load_rules("official"), "official")
-    assert rules.match and rules.match_target == 500 and label == "official+match=true"
+    assert rules.match and rules.match_target == 500 and label == "official, match=true"
     with pytest.raises(ValueError, match="rounds or matches, not both"):
         evaluate(["rule", "rule"], rounds=10, matches=10)
 
@@ -217,7 +217,7 @@ def test_command_line_matches(tmp_path, capsys):
                      "--out", str(out), "--no-progress"])  # fmt: skip
     assert code == 0
     text = capsys.readouterr().out
-    assert "official+match=true, 2 players: 20 matches (" in text
+    assert "official, match=true, 2 players: 20 matches (" in text
     for header in ("rounds won", "points/round", "matches won", "final score"):
         assert header in text
     assert "OpenSkill ordinal over 20 matches" in text and "; matches won +" in text

@@ -117,7 +117,7 @@ def test_evaluate_saves_the_same_sample_for_any_number_of_workers(tmp_path):
     for row in rows:
         replay = load(folders[0] / row["file"])  # verified: the actions replay the outcome
         assert replay.source["program"] == "uno_rl.evaluate"
-        assert replay.source["variant"] == "official+max_turns=200"
+        assert replay.source["variant"] == "official, max_turns=200"
         assert set(replay.source["reasons"]) == set(row["reasons"].split("+"))
         assert len(replay.actions) == int(row["decisions"])
     longest = [int(r["decisions"]) for r, why in zip(rows, reasons) if "longest" in why]

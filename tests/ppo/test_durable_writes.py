@@ -53,7 +53,8 @@ def test_metrics_rows_are_synced_before_the_next_step(tmp_path, synced):
     synced.clear()
     logger.log(20, {"a": 2, "b": 3})  # a wider header: the file is rewritten durably
     assert tmp_path in synced and synced[-1] == tmp_path / "metrics.csv"
-    assert (tmp_path / "metrics.csv").read_text().splitlines() == ["step,a,b", "10,1,", "20,2,3"]
+    lines = (tmp_path / "metrics.csv").read_text().splitlines()
+    assert lines == ["global_step,a,b", "10,1,", "20,2,3"]
 
 
 def test_a_run_syncs_everything_a_resume_reads(tmp_path, synced):

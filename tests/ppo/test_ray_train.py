@@ -23,6 +23,7 @@ from uno_rl.core.observe import observe  # noqa: E402
 from uno_rl.eval.backends import BackendError  # noqa: E402
 from uno_rl.ppo.checkpoint import load_checkpoint  # noqa: E402
 from uno_rl.ppo.config import load_train_config  # noqa: E402
+from uno_rl.ppo.logger import TIMING_KEYS  # noqa: E402
 
 #: 16 games over 2 workers, 16 engine steps per rollout, 3 updates; rounds cut at 20 turns so
 #: that games are re-dealt, snapshots enter the pool every update and pool games are played.
@@ -34,7 +35,7 @@ TINY = {
     "self_play": "0.4", "pool_share": "0.4", "zoo_share": "0.2",
     "backend": "ray", "workers": "2",
 }  # fmt: skip
-TIMING = ("charts/decisions_per_s", "charts/rollout_share")
+TIMING = TIMING_KEYS
 
 
 def tiny_config(**changes):

@@ -15,7 +15,7 @@ from uno_rl import train
 from uno_rl.ppo import checkpoint as checkpoint_module
 from uno_rl.ppo.checkpoint import load_checkpoint
 from uno_rl.ppo.config import load_train_config
-from uno_rl.ppo.logger import RunLogger
+from uno_rl.ppo.logger import STEP, TIMING_KEYS, RunLogger
 
 TINY = {
     "num_games": "32", "rollout_steps": "16", "total_decisions": "4096", "hidden": "32",
@@ -25,7 +25,7 @@ TINY = {
 }  # fmt: skip
 UPDATES = 8  # 4096 / (32 * 16)
 #: Columns that measure time, not what was computed.
-TIMING = ("charts/decisions_per_s", "charts/rollout_share")
+TIMING = TIMING_KEYS
 
 
 class Killed(Exception):
@@ -43,7 +43,7 @@ def rows(run: Path) -> list[dict]:
 
 def lost_and_doubled(reference: list[dict], resumed: list[dict]) -> tuple[int, int]:
     """Rows of the reference run missing from the resumed run, and rows logged twice."""
-    want, got = Counter(r["step"] for r in reference), Counter(r["step"] for r in resumed)
+    want, got = Counter(r[STEP] for r in reference), Counter(r[STEP] for r in resumed)
     lost = sum((want - got).values())
     doubled = sum(n - 1 for n in got.values() if n > 1)
     return lost, doubled
@@ -145,7 +145,7 @@ def test_killed_twice_and_tensorboard_shows_each_update_once(reference, tmp_path
                     on_rollout=kill_in_rollout(7))  # fmt: skip
     resume_and_compare(reference, run)
     expected, got = scalars(reference), scalars(run)
-    assert set(got) == set(expected) and "losses/value" in got
+    assert set(got) == set(expected) and "losses/value_loss" in got
     for tag, points in expected.items():
         assert got[tag] == points, tag  # each step once, the same values
 
@@ -157,8 +157,8 @@ def test_truncation_drops_rows_past_the_checkpoint_and_a_cut_last_row(tmp_path):
     logger.close()
     with (tmp_path / "metrics.csv").open("a") as f:
         f.write("60,")  # a row cut short
-    assert RunLogger(tmp_path, tensorboard=False, keep_rows=3).header == ["step", "a"]
+    assert RunLogger(tmp_path, tensorboard=False, keep_rows=3).header == [STEP, "a"]
     text = (tmp_path / "metrics.csv").read_text()
-    assert text.splitlines() == ["step,a", "10,1", "20,2", "30,3"]
+    assert text.splitlines() == ["global_step,a", "10,1", "20,2", "30,3"]
     RunLogger(tmp_path, tensorboard=False, keep_rows=10)  # fewer rows than kept: unchanged
     assert (tmp_path / "metrics.csv").read_text() == text

@@ -98,3 +98,16 @@ def test_match_objective_rewards_the_match_only():
     assert (final > 0).sum() == stats.learner_match_wins
     with pytest.raises(ValueError, match="match rules"):
         against_color_first(load_rules("official"), 1, objective="match")
+
+
+def test_round_length_truncations_and_episode_returns_are_counted():
+    rules = load_rules("official", max_turns=10)  # every round is cut at 10 decisions
+    play, buffer, learner = make(rules, (1.0, 0.0, 0.0), penalty=0.7)
+    play.collect(buffer, 30, learner)
+    stats = play.take_stats()
+    assert stats.rounds > 0 and stats.truncated_rounds == stats.rounds
+    assert stats.round_decisions == 10 * stats.rounds
+    # Self-play: both seats are the learner's; each round ends both seats' episodes.
+    assert stats.learner_episodes == 2 * stats.rounds == int(buffer.terminal[: buffer.size].sum())
+    assert stats.learner_reward == pytest.approx(-0.7 * stats.learner_episodes)
+    assert play.take_stats().rounds == 0  # taken: the counters start again

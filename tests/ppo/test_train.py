@@ -45,8 +45,8 @@ def test_smoke_run_trains_logs_checkpoints_and_reports(tmp_path, capsys):
     assert list((run / "tensorboard").iterdir())
     lines = (run / "metrics.csv").read_text().splitlines()
     header = lines[0].split(",")
-    for key in ("losses/policy", "losses/entropy", "losses/explained_variance",
-                "losses/clip_fraction", "charts/decisions_per_s", "charts/win_rate_vs_zoo",
+    for key in ("losses/policy_loss", "losses/entropy", "losses/explained_variance",
+                "losses/clipfrac", "losses/grad_norm", "charts/SPS", "charts/win_rate_vs_zoo",
                 "behaviour/bluff_share", "eval/win_rate_vs_color-first"):  # fmt: skip
         assert key in header, key
     assert len(lines) == 1 + 6  # 3072 / (32 * 16) updates

@@ -13,10 +13,11 @@ bluff.*                one row per variant, player count, bluff probability and 
 best_responses.*       each side's best answer to each strategy of the other, with the
                        answers statistically tied with it (:func:`best_responses`)
 equilibrium.*          the mixed equilibrium of the bluff-probability x challenge-policy game
-                       per cell (:func:`matrix_equilibrium`)
+                       per cell, solved exactly (:func:`matrix_equilibrium`, a linear program)
 calibration.*          the Bayesian bluff probability against observed bluffs, binned
                        (:mod:`uno_rl.analysis.calibration`), and ``calibration_scores.*``
 heatmap-VARIANT.png    win-rate gain of bluffing against each policy, one panel per player count
+                       (:mod:`uno_rl.analysis.study_plots`)
 calibration.png        the reliability diagram
 =====================  =========================================================================
 
@@ -37,11 +38,13 @@ from tqdm import tqdm
 
 from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules
+from uno_rl.eval import formats as fmt
 from uno_rl.eval.run import write_atomic
 from uno_rl.eval.stats import wilson_interval, z_value
 from uno_rl.eval.tournament import Matchup
 
 from .calibration import calibration_samples, calibration_scores, reliability_table
+from .study_plots import heatmap_figure, plot_calibration, plot_heatmaps
 
 __all__ = [
     "best_responses",
@@ -49,6 +52,7 @@ __all__ = [
     "calibration_tables",
     "challenge_label",
     "equilibrium_table",
+    "heatmap_figure",
     "mark_equilibrium_region",
     "matrix_equilibrium",
     "narrative",
@@ -241,25 +245,44 @@ def mark_equilibrium_region(table: pd.DataFrame, best: pd.DataFrame) -> pd.DataF
     return out
 
 
-def matrix_equilibrium(
-    payoff: np.ndarray, iterations: int = 20_000
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Mixed equilibrium of the zero-sum game ``payoff`` (rows maximise, columns minimise), by
-    fictitious play: ((R,) row mix, (C,) column mix, game value). Each player answers the
-    other's empirical mix; both mixes converge to an equilibrium (Robinson, 1951)."""
+def matrix_equilibrium(payoff) -> tuple[np.ndarray, np.ndarray, float]:
+    """An exact mixed equilibrium of the zero-sum game ``payoff`` ((R, C) float: the row
+    player's payoff, here the bluffer's win rate, which the rows maximise and the columns
+    minimise): ``((R,) row mix, (C,) column mix, game value)``.
+
+    The game is not symmetric (the two sides choose among different strategies), so each
+    side's mix is the linear program of its guarantee, solved by
+    :func:`scipy.optimize.linprog` (HiGHS): the rows maximise ``v`` subject to
+    ``x @ payoff >= v`` for every column, the columns minimise ``w`` subject to
+    ``payoff @ y <= w`` for every row, each mix summing to 1. Both values are the game value
+    (minimax theorem). Where the equilibrium is not unique, one of them (a vertex) is
+    returned.
+    """
+    from scipy.optimize import linprog
+
     payoff = np.asarray(payoff, np.float64)
-    rows, cols = payoff.shape
-    row_counts, col_counts = np.zeros(rows), np.zeros(cols)
-    row_payoff, col_payoff = np.zeros(rows), np.zeros(cols)  # against the other's counts
-    r, c = 0, 0
-    for _ in range(iterations):
-        row_counts[r] += 1
-        col_counts[c] += 1
-        row_payoff += payoff[:, c]
-        col_payoff += payoff[r, :]
-        r, c = int(row_payoff.argmax()), int(col_payoff.argmin())
-    row_mix, col_mix = row_counts / iterations, col_counts / iterations
-    return row_mix, col_mix, float(row_mix @ payoff @ col_mix)
+    if payoff.ndim != 2 or payoff.size == 0 or not np.isfinite(payoff).all():
+        raise ValueError(
+            f"matrix_equilibrium needs a non-empty finite 2-D payoff matrix, got shape "
+            f"{payoff.shape}{'' if np.isfinite(payoff).all() else ' with nan or inf'}"
+        )
+
+    def guarantee(matrix: np.ndarray) -> tuple[np.ndarray, float]:
+        """The mix over the rows of ``matrix`` maximising its worst column, and that worst."""
+        rows, cols = matrix.shape
+        cost = np.r_[np.zeros(rows), -1.0]  # maximise v: minimise -v
+        a_ub = np.c_[-matrix.T, np.ones(cols)]  # v - x @ matrix[:, j] <= 0
+        a_eq = np.r_[np.ones(rows), 0.0][None, :]
+        bounds = [(0.0, None)] * rows + [(None, None)]
+        found = linprog(cost, a_ub, np.zeros(cols), a_eq, [1.0], bounds, method="highs")
+        if not found.success:  # a bounded feasible LP: only a solver failure lands here
+            raise RuntimeError(f"linprog failed on the equilibrium: {found.message}")
+        mix = np.clip(found.x[:rows], 0.0, None)
+        return mix / mix.sum(), float(found.x[-1])
+
+    row_mix, value = guarantee(payoff)
+    col_mix, _ = guarantee(-payoff.T)  # the columns maximise minus the payoff
+    return row_mix, col_mix, value
 
 
 def equilibrium_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -275,94 +298,6 @@ def equilibrium_table(table: pd.DataFrame) -> pd.DataFrame:
         for policy, weight in zip(matrix.columns, col_mix):
             rows.append((variant, players, "challenger", policy, weight, value))
     return pd.DataFrame(rows, columns=["variant", "players", "side", "strategy", "weight", "value"])
-
-
-# ---------------------------------------------------------------------- plots
-def _slug(variant: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in variant)
-
-
-def plot_heatmaps(table: pd.DataFrame, folder: str | Path) -> list[Path]:
-    """One PNG per variant: the bluffer's win-rate gain (percentage points) by bluff
-    probability and challenge policy, a panel per player count. Returns the files."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    for variant, part in table.groupby("variant", sort=False):
-        counts = sorted(part["players"].unique())
-        fig, axes = plt.subplots(
-            1, len(counts), figsize=(4.2 * len(counts), 3.6), squeeze=False, sharey=True
-        )
-        limit = max(1e-9, float(np.nanmax(np.abs(part["gain"]))) * 100)
-        for ax, players in zip(axes[0], counts):
-            cell = part[part["players"] == players]
-            grid = cell.pivot(index="challenge", columns="bluff", values="gain") * 100
-            grid = grid.reindex(list(dict.fromkeys(cell["challenge"])))
-            image = ax.imshow(grid.to_numpy(), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")
-            ax.set_xticks(range(grid.shape[1]), [f"{b:g}" for b in grid.columns], fontsize=7)
-            ax.set_yticks(range(grid.shape[0]), grid.index, fontsize=8)
-            ax.set_xlabel("bluff probability")
-            ax.set_title(f"{players} players")
-            for (i, j), value in np.ndenumerate(grid.to_numpy()):
-                ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=6)
-        axes[0][0].set_ylabel("challenge policy")
-        fig.colorbar(image, ax=axes[0].tolist(), label="win-rate gain (points of %)")
-        fig.suptitle(f"Gain of bluffing against each challenge policy: {variant}", fontsize=10)
-        path = Path(folder) / f"heatmap-{_slug(variant)}.png"
-        fig.savefig(path, dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        paths.append(path)
-    return paths
-
-
-def plot_calibration(reliability: pd.DataFrame, path: str | Path) -> Path:
-    """The reliability diagram: observed bluff share against the predicted probability, one
-    line per setting, the diagonal for perfect calibration."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 4.5))
-    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="calibrated")
-    one_variant = reliability["variant"].nunique() == 1
-    for setting, part in reliability.groupby("setting", sort=False):
-        if one_variant:  # the title names it; the legend only the table and the bluffer
-            first = part.iloc[0]
-            setting = f"{first['players']} players, bluff {first['bluff']:g}"
-        ax.errorbar(
-            part["mean_predicted"],
-            part["empirical"],
-            yerr=np.clip(
-                [
-                    part["empirical"] - part["empirical_low"],
-                    part["empirical_high"] - part["empirical"],
-                ],
-                0,
-                None,
-            ),
-            marker="o",
-            markersize=3,
-            capsize=2,
-            linewidth=1,
-            label=setting,
-        )
-    ax.set_xlabel("predicted P(bluff) (public information)")
-    ax.set_ylabel("observed share of bluffs")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=6)
-    title = "Calibration of the Bayesian bluff probability"
-    if one_variant:
-        title += f"\n{reliability['variant'].iloc[0]}"
-    ax.set_title(title, fontsize=9)
-    path = Path(path)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
 
 
 # ----------------------------------------------------------------- calibration
@@ -438,8 +373,6 @@ def write_bluff_study(folder: str | Path, workers: int | None = None, progress: 
 
 
 # ------------------------------------------------------------------ narrative
-def _pct(value: float) -> str:
-    return f"{100 * value:+.1f}"
 
 
 def narrative(
@@ -449,9 +382,12 @@ def narrative(
     scores: pd.DataFrame | None = None,
 ) -> list[str]:
     """Findings computed from the study's tables, as Markdown bullet lines: the value of
-    bluffing against each policy, the best answers and the equilibrium-like region, where
-    the answers flip with the table size or the rules, and the calibration."""
+    bluffing against each policy, the best answers (a single best only where it is
+    separable: otherwise the tied group, from ``best``), the equilibrium-like region, where
+    the answers flip with the table size or the rules, and the calibration. Figures are in
+    the formats of :mod:`uno_rl.eval.formats`."""
     lines = []
+    tied = best.set_index(["variant", "players", "responder", "against"])["tied"]
     for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
         lines.append(
             f"**{variant}, {players} players** ({int(cell['rounds'].max()):,} rounds "
@@ -460,11 +396,25 @@ def narrative(
         for policy, col in cell.groupby("challenge", sort=False):
             top = col.loc[col["win_rate"].idxmax()]
             full = col.loc[col["bluff"].idxmax()]
+            group = tied.get((variant, players, "bluffer", policy), f"{top['bluff']:g}")
+            group = group.split(",")
+            if len(group) == 1:
+                answer = (
+                    f"best bluff probability {top['bluff']:g} (win rate "
+                    f"{fmt.rate(top['win_rate'])})"
+                )
+            else:
+                shown = col[col["bluff"].map(lambda b: f"{b:g}").isin(group)]["win_rate"]
+                answer = (
+                    f"no single best bluff probability: {', '.join(group)} are not separable "
+                    f"(win rates {fmt.rate(shown.min())} to {fmt.rate(shown.max())})"
+                )
+            gain = fmt.with_interval(
+                full["gain"], full["gain_low"], full["gain_high"], fmt.rate_difference
+            )
             lines.append(
-                f"- against `{policy}`: best bluff probability {top['bluff']:g} "
-                f"(win rate {top['win_rate']:.1%}); always bluffing changes the win rate by "
-                f"{_pct(full['gain'])} points of % [{_pct(full['gain_low'])}, "
-                f"{_pct(full['gain_high'])}], {full['points_per_bluff']:+.1f} points per bluff"
+                f"- against `{policy}`: {answer}; always bluffing changes the win rate by "
+                f"{gain}, {fmt.points(full['points_per_bluff'])} points per bluff"
             )
         region = cell[cell["equilibrium_like"]]
         pairs = ", ".join(f"({b:g}, {c})" for b, c in zip(region["bluff"], region["challenge"]))
@@ -474,14 +424,16 @@ def narrative(
             lines.append(
                 f"- mixed equilibrium: bluffer {_mix(eq, 'bluffer')}; challengers "
                 f"{_mix(eq, 'challenger')}; "
-                f"bluffer's win rate {eq['value'].iloc[0]:.1%} (fair share {1 / players:.1%})"
+                f"bluffer's win rate {fmt.rate(eq['value'].iloc[0])} "
+                f"(fair share {fmt.rate(1 / players)})"
             )
     lines.extend(_flips(best))
     if scores is not None and len(scores):
         for row in scores.itertuples(index=False):
             lines.append(
                 f"- calibration, {row.setting}: {row.draw4s:,} challengeable +4s, "
-                f"{row.bluff_rate:.1%} were bluffs, predicted {row.mean_predicted:.1%} on "
+                f"{fmt.rate(row.bluff_rate)} were bluffs, predicted "
+                f"{fmt.rate(row.mean_predicted)} on "
                 f"average; Brier score {row.brier:.3f} against {row.base_brier:.3f} for the "
                 f"base rate (skill {row.skill:+.2f})"
             )
@@ -489,9 +441,11 @@ def narrative(
 
 
 def _mix(eq: pd.DataFrame, side: str) -> str:
-    """``0 80%, 0.1 20%``: the strategies of one side with a weight of at least 5%."""
+    """``0 80.0%, 0.1 20.0%``: the strategies of one side with a weight of at least 0.5%."""
     part = eq[eq["side"] == side]
-    return ", ".join(f"{s} {w:.0%}" for s, w in zip(part["strategy"], part["weight"]) if w >= 0.05)
+    return ", ".join(
+        f"{s} {fmt.rate(w)}" for s, w in zip(part["strategy"], part["weight"]) if w >= 0.005
+    )
 
 
 def _flips(best: pd.DataFrame) -> list[str]:

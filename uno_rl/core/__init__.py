@@ -1,8 +1,10 @@
 """uno_rl.core: the batched UNO engine (NumPy only).
 
 ``load_rules`` gives a validated :class:`Rules`; :mod:`.engine` resets, masks and steps
-N games at once; :mod:`.observe` encodes observations; :mod:`.reference` is the readable
-one-game oracle the engine is tested against.
+N games at once (its work is split over :mod:`.deal`, :mod:`.piles`, :mod:`.legality`,
+:mod:`.masks`, :mod:`.play`, :mod:`.effects`, :mod:`.turns`, :mod:`.scoring` and
+:mod:`.sampling`, on the tables of :mod:`.tables`); :mod:`.observe` encodes observations;
+:mod:`.reference` is the readable one-game oracle the engine is tested against.
 """
 
 from . import actions, cards, engine, observe, phases, rng

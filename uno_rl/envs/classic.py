@@ -24,6 +24,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from uno_rl.core.actions import NUM_ACTIONS
+
 from .game import check_action
 
 
@@ -60,6 +62,20 @@ class ClassicWrapper(OrderEnforcingWrapper):
     num_agents = property(lambda self: len(self._live().agents))
     _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
 
+    def last(self, observe: bool = True) -> tuple:
+        """``AECEnv.last`` read straight from the raw env (no forwarding per attribute)."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        raw = self._raw
+        agent = raw.agent_selection
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
     def step(self, action) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
@@ -74,8 +90,9 @@ class ClassicWrapper(OrderEnforcingWrapper):
                 check_action(action)
             raw.step(action)  # the dead step (PettingZoo rejects anything but None)
             return
-        action = check_action(action)
-        if raw.privileged_game.legal_mask()[action]:
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = check_action(action)  # a NumPy integer, or the error naming the value
+        if raw._game.is_legal(action):
             raw.step(action)
             return
         EnvLogger.warn_on_illegal_move()

@@ -73,10 +73,11 @@ keys raise ``ValueError``.
 
 Hidden information: the observation, ``info`` (``action_mask``, ``learner_seat``, and at the
 end ``winner``, ``match_winner``, ``scores``, ``illegal_action``) and ``render()`` (the
-learner's view: its own hand, every other hand as a count) show only what the learner's seat
-may see; no deal seed is ever in ``info`` (``engine.reset(rules, [deal_seed])`` would rebuild
-every hand and the draw pile). Debugging and duplicate-deal bookkeeping read the full game
-through the *privileged* attributes, which a learner must not be given:
+learner's view: its own hand, every other hand as a count; as text or as an RGB frame) show
+only what the learner's seat may see; no deal seed is ever in ``info``
+(``engine.reset(rules, [deal_seed])`` would rebuild every hand and the draw pile). Debugging
+and duplicate-deal bookkeeping read the full game through the *privileged* attributes, which a
+learner must not be given:
 :attr:`UnoEnv.privileged_game` (every hand, the draw pile, the seed) and
 :attr:`UnoEnv.privileged_deal_seed`. Gymnasium's ``np_random`` and ``np_random_seed`` draw
 every future deal, so they are privileged too.
@@ -106,6 +107,7 @@ from uno_rl.core.engine import match_winner, sample_legal_actions
 from uno_rl.core.reference import StepOutcome
 from uno_rl.core.rules import Rules
 
+from .frames import render_frame
 from .game import SingleGame, check_action
 from .opponents import resolve_opponents
 from .render import present, render_text
@@ -154,15 +156,18 @@ class UnoEnv(gymnasium.Env):
         learner_seat: the learner's seat, or ``"random"`` (drawn each episode).
         opponents: ``None`` (``"random-playable"``), an agent name or spec, an Agent, a
             callable, a list of ``P - 1`` of those, or ``{"pool": [...]}`` (module docstring).
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
-            (printed after every reset and step).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text), ``"human"``
+            (printed after every reset and step) or ``"rgb_array"`` (``render()`` returns a
+            ``(640, 960, 3)`` uint8 frame of the same view, :mod:`uno_rl.envs.frames`;
+            Gymnasium's ``RecordVideo``, which needs ``moviepy``, records one frame a learner
+            decision).
         illegal_action: ``"penalize"`` (end the episode with ``illegal_reward``) or
             ``"raise"`` (``ValueError``).
         illegal_reward: the reward of a penalized illegal action.
         **rule_overrides: rule switches applied on top of the preset.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -376,13 +381,15 @@ class UnoEnv(gymnasium.Env):
             info["scores"] = state.scores[0].copy()
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
-        """The text table of :func:`uno_rl.envs.render.render_text`: the learner's view (its
-        hand, its legal actions when it is to act; other hands as counts)."""
+    def render(self) -> str | np.ndarray | None:
+        """The learner's view (its hand, its legal actions when it is to act; other hands as
+        counts): the text table of :func:`uno_rl.envs.render.render_text` (``"ansi"``,
+        ``"human"``), or the same as a ``(640, 960, 3)`` uint8 frame
+        (:func:`uno_rl.envs.frames.render_frame`, ``"rgb_array"``)."""
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode. "
-                'Pass render_mode="ansi" or "human" to UnoEnv (or gymnasium.make).'
+                'Pass render_mode="ansi", "human" or "rgb_array" to UnoEnv (or gymnasium.make).'
             )
             return None
         if self._game.game is None:
@@ -391,8 +398,10 @@ class UnoEnv(gymnasium.Env):
             "learner" if k == self.learner_seat else f"player_{k}"
             for k in range(self.rules.players)
         ]
-        text = render_text(self._game.state, 0, names, title="Uno-v1", viewer=self.learner_seat)
-        return present(text, self.render_mode)
+        state, seat = self._game.state, self.learner_seat
+        if self.render_mode == "rgb_array":
+            return render_frame(state, 0, names, title="Uno-v1", viewer=seat)
+        return present(render_text(state, 0, names, title="Uno-v1", viewer=seat), self.render_mode)
 
     def close(self) -> None:
         pass

@@ -9,6 +9,10 @@ viewer may see. Cards are colored with ANSI escape codes
 (red, yellow, green, blue; wilds in bold); pass ``color=False`` for plain text, and
 :func:`strip_ansi` removes the codes from a rendered string.
 
+What is shown is gathered once by :func:`table_view` into a :class:`TableView`, the only
+thing read from the state; :func:`render_text` writes it as text and
+:func:`uno_rl.envs.frames.render_frame` draws it as an RGB image, so both show the same.
+
 Example (colors removed)::
 
     UNO uno_v1 | 2 players | decision 3
@@ -21,6 +25,7 @@ Example (colors removed)::
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -33,13 +38,126 @@ from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
 from uno_rl.terminal.safe import printable
 
-__all__ = ["color_card", "present", "render_text", "strip_ansi"]
+__all__ = [
+    "SeatView",
+    "TableView",
+    "color_card",
+    "present",
+    "render_text",
+    "strip_ansi",
+    "table_view",
+    "view_text",
+]
 
 #: ANSI foreground codes of red, yellow, green, blue.
 _COLOR_CODES = ("31", "33", "32", "34")
 _WILD_CODE = "1;35"
 _RESET = "\x1b[0m"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatView:
+    """One row of the player table: what everyone may see of a seat."""
+
+    name: str  # printable name
+    size: int  # cards in hand
+    score: int | None  # match score (None outside a match)
+    acting: bool  # this seat is to act (never once the round is over)
+    winner: bool  # this seat won the round
+
+
+@dataclasses.dataclass(frozen=True)
+class TableView:
+    """Everything :func:`render_text` shows of one game, seen by one viewer.
+
+    The hand, drawn card and legal actions are the viewer's own (``None`` when not shown);
+    nothing here is hidden from the viewer.
+    """
+
+    title: str
+    players: int
+    decision: int  # decisions taken this round
+    match_round: int | None  # 1-based round of a match (None outside a match)
+    match_target: int | None  # the match's target (None outside a match)
+    top: int  # kind of the top card
+    color: int  # current color 0..3, -1 none yet
+    direction: int  # +1 clockwise, -1 counter-clockwise
+    pile_size: int  # cards in the draw pile
+    pending: int  # cards the victim of a +2/+4 (chain) will draw
+    phase: str  # name of the phase (uno_rl.core.phases.PHASE_NAMES)
+    seats: tuple[SeatView, ...]
+    over: bool  # the round is over
+    outcome: str | None  # "round over: ..." once over (None while playing, or no winner)
+    viewer: int | None  # seat whose hand is shown (None: no hand shown)
+    hand: tuple[tuple[int, int], ...]  # the viewer's (kind, count) pairs, by kind
+    drawn: int | None  # kind the viewer just drew (drawn phase, viewer to act)
+    legal: tuple[int, ...] | None  # the viewer's legal actions (None: not the viewer's turn)
+
+
+def table_view(
+    state: State,
+    game: int = 0,
+    names: Sequence[str] | None = None,
+    title: str = "UNO",
+    show_hand: bool = True,
+    viewer: int | None = None,
+) -> TableView:
+    """What :func:`render_text` shows of game ``game`` (same arguments, without ``color``)."""
+    s, i = state, game
+    p = s.rules.players
+    names = (
+        [printable(n) for n in names] if names is not None else [f"player_{k}" for k in range(p)]
+    )
+    phase = int(s.phase[i])
+    over = phase == OVER
+    actor = int(s.actor[i])
+    match = bool(s.rules.match)
+    seats = tuple(
+        SeatView(
+            name=names[seat],
+            size=int(s.hand_size[i, seat]),
+            score=int(s.scores[i, seat]) if match else None,
+            acting=seat == actor and not over,
+            winner=seat == int(s.winner[i]),
+        )
+        for seat in range(p)
+    )
+    outcome = None
+    if over:
+        if bool(s.truncated[i]):
+            outcome = f"round over: truncated at max_turns={s.rules.max_turns} (a draw)"
+        elif s.winner[i] >= 0:
+            outcome = f"round over: {names[int(s.winner[i])]} wins"
+    shown, hand, drawn, legal = None, (), None, None
+    if show_hand and not over:
+        shown = actor if viewer is None else int(viewer)
+        counts = s.hands[i, shown]
+        hand = tuple((int(k), int(counts[k])) for k in np.flatnonzero(counts[:NUM_KINDS]))
+        if shown == actor:
+            if phase == DRAWN:
+                drawn = int(s.drawn[i])
+            legal = tuple(int(a) for a in np.flatnonzero(engine.legal_mask(s)[i]))
+    return TableView(
+        title=title,
+        players=p,
+        decision=int(s.turn[i]),
+        match_round=int(s.round_index[i]) + 1 if match else None,
+        match_target=int(s.rules.match_target) if match else None,
+        top=int(s.top[i]),
+        color=int(s.color[i]),
+        direction=1 if s.direction[i] > 0 else -1,
+        pile_size=int(s.pile_size[i]),
+        pending=int(s.pending[i]),
+        phase=PHASE_NAMES[phase],
+        seats=seats,
+        over=over,
+        outcome=outcome,
+        viewer=shown,
+        hand=hand,
+        drawn=drawn,
+        legal=legal,
+    )
 
 
 def _paint(text: str, code: str, color: bool) -> str:
@@ -81,55 +199,44 @@ def render_text(
             drawn and the legal actions); other hands are never shown.
         viewer: the seat whose view this is; ``None``: the player to act.
     """
-    s, i = state, game
-    p = s.rules.players
-    names = (
-        [printable(n) for n in names] if names is not None else [f"player_{k}" for k in range(p)]
-    )
-    phase = int(s.phase[i])
-    over = phase == OVER
-    actor = int(s.actor[i])
-    cur = int(s.color[i])
+    return view_text(table_view(state, game, names, title, show_hand, viewer), color)
+
+
+def view_text(view: TableView, color: bool = True) -> str:
+    """The text of :func:`render_text` for a :class:`TableView`."""
+    v = view
+    cur = v.color
     color_text = _paint(COLOR_NAMES[cur], _COLOR_CODES[cur], color) if cur >= 0 else "none yet"
-    direction = "clockwise" if s.direction[i] > 0 else "counter-clockwise"
-    header = f"{title} | {p} players | decision {int(s.turn[i])}"
-    if s.rules.match:
-        header += f" | round {int(s.round_index[i]) + 1} of a match to {s.rules.match_target}"
+    direction = "clockwise" if v.direction > 0 else "counter-clockwise"
+    header = f"{v.title} | {v.players} players | decision {v.decision}"
+    if v.match_round is not None:
+        header += f" | round {v.match_round} of a match to {v.match_target}"
     lines = [
         header,
-        f"top card: {color_card(int(s.top[i]), color)}  color: {color_text}  "
-        f"direction: {direction}  draw pile: {int(s.pile_size[i])}  "
-        f"pending draw: {int(s.pending[i])}",
+        f"top card: {color_card(v.top, color)}  color: {color_text}  "
+        f"direction: {direction}  draw pile: {v.pile_size}  "
+        f"pending draw: {v.pending}",
     ]
-    width = max(len(n) for n in names)
-    for seat in range(p):
-        mark = ">" if seat == actor and not over else " "
-        size = int(s.hand_size[i, seat])
-        row = f"{mark} {names[seat]:<{width}}  {size:2d} card{'s' if size != 1 else ' '}"
-        if s.rules.match:
-            row += f"  score {int(s.scores[i, seat])}"
-        if seat == actor and not over:
-            row += f"  to act, phase '{PHASE_NAMES[phase]}'"
-        if seat == int(s.winner[i]):
+    width = max(len(seat.name) for seat in v.seats)
+    for seat in v.seats:
+        mark = ">" if seat.acting else " "
+        row = f"{mark} {seat.name:<{width}}  {seat.size:2d} card{'s' if seat.size != 1 else ' '}"
+        if seat.score is not None:
+            row += f"  score {seat.score}"
+        if seat.acting:
+            row += f"  to act, phase '{v.phase}'"
+        if seat.winner:
             row += "  WINNER"
         lines.append(row)
-    if over:
-        if bool(s.truncated[i]):
-            lines.append(f"round over: truncated at max_turns={s.rules.max_turns} (a draw)")
-        elif s.winner[i] >= 0:
-            lines.append(f"round over: {names[int(s.winner[i])]} wins")
-    elif show_hand:
-        seat = actor if viewer is None else int(viewer)
-        hand = s.hands[i, seat]
-        cards = " ".join(
-            color_card(k, color, int(hand[k])) for k in range(NUM_KINDS) if hand[k] > 0
-        )
-        lines.append(f"hand of {names[seat]}: {cards}")
-        if seat == actor:
-            if phase == DRAWN:
-                lines.append(f"just drew: {color_card(int(s.drawn[i]), color)}")
-            legal = np.flatnonzero(engine.legal_mask(s)[i])
-            lines.append("legal: " + ", ".join(f"{a} ({action_name(a)})" for a in legal))
+    if v.outcome is not None:
+        lines.append(v.outcome)
+    if v.viewer is not None:
+        cards = " ".join(color_card(k, color, n) for k, n in v.hand)
+        lines.append(f"hand of {v.seats[v.viewer].name}: {cards}")
+        if v.drawn is not None:
+            lines.append(f"just drew: {color_card(v.drawn, color)}")
+        if v.legal is not None:
+            lines.append("legal: " + ", ".join(f"{a} ({action_name(a)})" for a in v.legal))
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@
 | Action values      | [0, 76]                                                                |
 | Observation shape  | (349,) float32, plus a (77,) int8 action mask                         |
 | Observation values | see the table below                                                   |
+| State shape        | (900,) float32, privileged (every hand): `state()`, `state_space`    |
 
 UNO for 2 to 10 players, exactly as people play it: the official Mattel rules by default
 (with the +4 bluff and its challenge) and every common house rule as a named switch. The
@@ -45,8 +46,8 @@ uno_v1.env(preset="official", players=None, render_mode=None, render_agent=None,
 
 `players`: number of players, 2 to 10 (default: the preset's, 2 for the shipped presets).
 
-`render_mode`: `None`, `"ansi"` (`render()` returns the text) or `"human"` (printed after
-every reset and step).
+`render_mode`: `None`, `"ansi"` (`render()` returns the text), `"human"` (printed after
+every reset and step) or `"rgb_array"` (`render()` returns a `(640, 960, 3)` uint8 frame).
 
 `render_agent`: the agent whose view `render()` shows (its hand, and its legal actions when
 it is to act), e.g. `"player_0"` for a person playing that seat; `None` (the default): the
@@ -165,6 +166,41 @@ attribute `privileged_game` (a `uno_rl.envs.game.SingleGame`: every hand, the dr
 deal seed); never hand it, nor `np_random` / `np_random_seed` (which draw every deal), to an
 agent.
 
+### State (privileged, for centralised critics)
+
+`state()` returns the whole game as one `(900,) float32` vector in `state_space` (a `Box`),
+PettingZoo's `state()` / `state_space` convention, on the AEC env and on the parallel view
+alike. It is **privileged**: it holds every seat's hand and the draw pile's contents, by
+design, for a centralised critic (MAPPO-style) during training; never give it to a policy
+that plays. Seats are absolute (slot `k` is `player_k`); slots beyond the number of players
+are 0. The draw pile is given as counts per kind, not in order.
+
+| piece            | offset | size | content |
+|------------------|--------|------|---------|
+| `hands`          | 0      | 540  | count of each kind in each seat's hand, seat `k` at `k * 54` |
+| `hand_sizes`     | 540    | 10   | cards in each seat's hand |
+| `top_card`       | 550    | 54   | one-hot kind of the top card |
+| `color`          | 604    | 4    | one-hot current color |
+| `direction`      | 608    | 1    | +1 clockwise, -1 counter-clockwise |
+| `phase`          | 609    | 8    | one-hot phase |
+| `actor`          | 617    | 10   | one-hot seat to act (all 0 when over) |
+| `pending_draw`   | 627    | 1    | cards the victim of a +2/+4 chain will draw |
+| `players`        | 628    | 9    | one-hot number of players (2 .. 10) |
+| `dealer`         | 637    | 10   | one-hot dealer seat |
+| `discard`        | 647    | 54   | count of each kind in the discard pile |
+| `draw_pile`      | 701    | 54   | count of each kind in the draw pile |
+| `draw_pile_size` | 755    | 1    | cards left in the draw pile |
+| `drawn_card`     | 756    | 54   | one-hot card the actor just drew (drawn phase) |
+| `previous_color` | 810    | 4    | while a +4 is on top: one-hot color before it |
+| `draw4_player`   | 814    | 10   | while a +4 is on top: one-hot seat that played it |
+| `draw4_bluff`    | 824    | 1    | while a +4 is on top: 1 if it is a bluff |
+| `multi_rank`     | 825    | 10   | multi-play phase: one-hot number being played |
+| `jump_card`      | 835    | 54   | jump-in phase: one-hot card that may jump in |
+| `scores`         | 889    | 10   | match scores / `match_target`, per seat |
+| `progress`       | 899    | 1    | decisions so far this round / `max_turns` |
+
+The slices are `uno_rl.envs.state_vector.STATE_SLICES`.
+
 ### Rule switches and presets
 
 Rules are a frozen, validated `uno_rl.core.Rules`; presets are TOML files in the
@@ -223,7 +259,11 @@ to act): the top card and the current color, the direction of play, the draw pil
 pending draws, every player's hand size (and match score), who acts and in which phase, that
 agent's hand and, when it is to act, its legal actions (no other hand). Cards are colored with ANSI codes
 (red, yellow, green, blue; wilds bold magenta). `"ansi"` returns the string, `"human"`
-prints it.
+prints it. `"rgb_array"` returns the same view drawn as a picture (`uno_rl.envs.frames`): a
+`(640, 960, 3)` uint8 array, the same size in every game, for recording videos (the parallel
+view's `render()` gives the same). To record a game, keep `env.render()` after every step and
+write the list with `gymnasium.utils.save_video.save_video(frames, "videos", fps=4)` (which
+needs `moviepy`).
 
 ### Version history
 
@@ -249,8 +289,10 @@ from uno_rl.core.observe_layout import OBS_SIZE, SLICES
 from uno_rl.core.rules import Rules, load_rules
 
 from .classic import ClassicWrapper
+from .frames import render_frame
 from .game import SingleGame, check_action
 from .render import present, render_text
+from .state_vector import game_state, state_bounds
 
 __all__ = ["ActionCheckWrapper", "env", "observation_bounds", "parallel_env", "raw_env"]
 
@@ -279,7 +321,7 @@ class raw_env(AECEnv):
     Args:
         preset: preset name, path of a preset TOML file, or a :class:`~uno_rl.core.Rules`.
         players: number of players (2 to 10); ``None`` keeps the preset's.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         render_agent: the agent whose view ``render()`` shows; ``None``: the agent to act.
         **rule_overrides: rule switches applied on top of the preset.
 
@@ -288,7 +330,7 @@ class raw_env(AECEnv):
     """
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "uno_v1",
         "is_parallelizable": False,  # turn-based: use turn_based_aec_to_parallel
         "render_fps": 1,
@@ -338,6 +380,9 @@ class raw_env(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        low, high = state_bounds(self.rules)
+        #: PRIVILEGED: the space of :meth:`state` (every hand; see uno_rl.envs.state_vector).
+        self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
 
         self._game = SingleGame(self.rules)
         self.np_random: np.random.Generator | None = None
@@ -392,11 +437,23 @@ class raw_env(AECEnv):
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
         game = self._game
-        if seat == game.actor:
+        fast = game._require_game()  # the FastGame: observe() without re-checking the seat
+        if seat == fast.actor:
             mask = game.legal_mask().copy()
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": game.observe(seat), "action_mask": mask}
+        return {"observation": fast.observe(seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """PRIVILEGED: the full game as a ``(900,) float32`` vector in :attr:`state_space`.
+
+        Every seat's hand, the draw pile's contents, whether a +4 on top is a bluff: hidden
+        cards **by design**, for a centralised critic (MAPPO-style) in training; never feed
+        it to a policy that plays. Seats are absolute (slot ``k`` is ``player_k``); the
+        layout (each piece's offset, shape, meaning) is :mod:`uno_rl.envs.state_vector`.
+        A fresh array each call.
+        """
+        return game_state(self._game._require_game())
 
     # -------------------------------------------------------------------- step
     def step(self, action) -> None:
@@ -426,7 +483,7 @@ class raw_env(AECEnv):
             if game.over:
                 self._end_episode(result)
                 return
-        self.agent_selection = self.possible_agents[game.actor]
+        self.agent_selection = self.possible_agents[game.game.actor]
         if self.render_mode == "human":
             self.render()
 
@@ -454,9 +511,10 @@ class raw_env(AECEnv):
             self.render()
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
-        """The text table of the agent to act (see the module docstring): returned (ansi) or
-        printed (human)."""
+    def render(self) -> str | np.ndarray | None:
+        """The view of ``render_agent`` (default: the agent to act; see the module docstring):
+        the text table, returned (ansi) or printed (human), or the same drawn as a
+        ``(640, 960, 3)`` uint8 frame (rgb_array)."""
         if self.render_mode is None:
             import gymnasium
 
@@ -468,9 +526,10 @@ class raw_env(AECEnv):
         if state is None:
             raise RuntimeError("call reset() before render()")
         viewer = None if self.render_agent is None else self._seats[self.render_agent]
-        names = self.possible_agents
-        text = render_text(state, 0, names, title=str(self.metadata["name"]), viewer=viewer)
-        return present(text, self.render_mode)
+        names, title = self.possible_agents, str(self.metadata["name"])
+        if self.render_mode == "rgb_array":
+            return render_frame(state, 0, names, title=title, viewer=viewer)
+        return present(render_text(state, 0, names, title=title, viewer=viewer), self.render_mode)
 
     def close(self) -> None:
         pass

@@ -40,12 +40,19 @@ An experiment config (``experiments/NAME.toml``)::
 
 A cell is one (preset, switch combination, player count) played in single rounds (``rounds``
 per match-up) or as whole matches (``matches`` per match-up: ``match = true`` on top of the
-preset, which keeps its ``match_target`` and ``scoring``; the variant label gets
-``+match=true``). At least one of ``rounds`` and ``matches`` is required; with both, every grid
+preset, which keeps its ``match_target`` and ``scoring``; ``match=true`` is one of its
+switches). At least one of ``rounds`` and ``matches`` is required; with both, every grid
 point makes two cells, the rounds cell first. A preset (or switch) that already plays matches
 (``kids``) makes one cell whose count is ``matches`` if given, else ``rounds`` (then counting
 matches). A ``[[focus]]`` entry's ``rounds`` raise the rounds cells it matches, its
 ``matches`` the matches cells (a focus may match ``switches = {match = true}``).
+
+A cell's *variant* (the label of tables, progress bars, titles and plots) names what differs
+from its preset: ``official`` when nothing does, else ``official, caught_bluffer=takes-back,
+draw_four_legal=no-playable-card`` (:func:`variant_name`; a switch set to the preset's own
+value is left out). Every switch the config set, defaults included, stays in the data: the
+cell's :attr:`Cell.switches_label` (the ``switches`` column of the experiment's tables), its
+switches and full rules in ``config.json``.
 
 Without ``[[part]]`` the top-level keys make the cells; with parts, each part merged over the
 top-level keys makes its cells, in order (different agents at different player counts, say);
@@ -71,10 +78,19 @@ from uno_rl.cli import MAX_COUNT, MAX_SEED
 from uno_rl.core.rules import Rules, RulesError, load_rules, read_preset
 from uno_rl.tomlfile import read_toml
 
-from .run import MAX_MATCHES, MAX_ROUNDS, variant_label
+from .labels import switches_label, variant_name
+from .run import MAX_MATCHES, MAX_ROUNDS
 from .tournament import MODES, Matchup, cross_matchups, make_matchups
 
-__all__ = ["ANALYSES", "Cell", "ConfigError", "ExperimentConfig", "load_config"]
+__all__ = [
+    "ANALYSES",
+    "Cell",
+    "ConfigError",
+    "ExperimentConfig",
+    "load_config",
+    "switches_label",
+    "variant_name",
+]
 
 _TOP = {
     "description", "seed", "rounds", "matches", "workers", "confidence", "rating_rounds", "grid",
@@ -105,6 +121,8 @@ class Cell:
     matchups: tuple[Matchup, ...]
     #: rounds per match-up, or matches when ``rules.match`` (see :attr:`unit`)
     rounds: int
+    #: the short label (:func:`variant_name`); every switch is in :attr:`switches`
+    variant: str
 
     @property
     def unit(self) -> str:
@@ -112,8 +130,9 @@ class Cell:
         return "matches" if self.rules.match else "rounds"
 
     @property
-    def variant(self) -> str:
-        return variant_label(self.preset, dict(self.switches))
+    def switches_label(self) -> str:
+        """Every switch the config set for this cell, defaults included (:func:`switches_label`)."""
+        return switches_label(self.switches)
 
     @property
     def players(self) -> int:
@@ -158,6 +177,8 @@ class ExperimentConfig:
                 {
                     "index": c.index,
                     "variant": c.variant,
+                    "preset": c.preset,
+                    "switches": {n: v for n, v in c.switches},
                     "players": c.players,
                     "rounds": c.rounds,
                     "unit": c.unit,
@@ -338,6 +359,7 @@ def _section_cells(
                     rules = load_rules(preset, **dict(switches), players=p)
                 except RulesError as error:
                     raise _fail(path, f"{pre}grid.switches", str(error)) from None
+                base = load_rules(preset, players=p)
                 for spec in dict.fromkeys(specs):
                     try:
                         make_agent(spec, rules)
@@ -359,8 +381,9 @@ def _section_cells(
                         used[i] = True
                     cell_count = max([count] + [focus[i][unit] for i in hits])
                     index = first + len(cells)
+                    label = variant_name(preset, cell_switches, base)
                     cells.append(
-                        Cell(index, preset, cell_switches, cell_rules, matchups, cell_count)
+                        Cell(index, preset, cell_switches, cell_rules, matchups, cell_count, label)
                     )
     for i, entry in enumerate(focus):
         if not used[i]:

@@ -18,6 +18,7 @@ from uno_rl.durable import replace_durably
 from uno_rl.processes import MAX_WORKERS
 
 from .backends import make_executor
+from .labels import switches_label, variant_name
 from .play import IllegalActionError
 from .replays import ReplayRequest, merge_sample, sampled_task, save_violation, write_sample
 from .summary import agent_table, pair_table, rating_table, seat_table
@@ -79,11 +80,11 @@ def check_settings(seed: int, workers: int | None, confidence: float, rating_rou
 
 def as_matches(rules: Rules, label: str) -> tuple[Rules, str]:
     """The same rules played as whole matches (``match = true``, keeping the preset's
-    ``match_target`` and ``scoring``) and their variant label (``+match=true`` added when the
+    ``match_target`` and ``scoring``) and their variant label (``, match=true`` added when the
     rules were single rounds)."""
     if rules.match:
         return rules, label
-    return rules.replace(match=True), f"{label}+match=true"
+    return rules.replace(match=True), f"{label}, match=true"
 
 
 def default_workers() -> int:
@@ -102,13 +103,14 @@ def parse_switch(text: str) -> tuple[str, Any]:
     return key.strip(), parse_toml_value(value)
 
 
-def variant_label(preset: str, switches: dict[str, Any]) -> str:
-    """``official`` or ``official+stacking=any+jump_in=true``."""
-
-    def fmt(v: Any) -> str:
-        return ("true" if v else "false") if isinstance(v, bool) else str(v)
-
-    return "+".join([str(preset)] + [f"{k}={fmt(v)}" for k, v in sorted(switches.items())])
+def variant_label(preset: str, switches: dict[str, Any], base: Rules | None = None) -> str:
+    """The short label (:func:`uno_rl.eval.labels.variant_name`): the preset and the switches,
+    sorted by name, whose value differs from ``base`` (the preset's own rules; without it every
+    switch is named): ``official`` or ``official, stacking=any``."""
+    items = sorted(switches.items())
+    if base is None:
+        return ", ".join([str(preset)] + ([switches_label(items)] if items else []))
+    return variant_name(preset, items, base)
 
 
 @dataclasses.dataclass
@@ -202,7 +204,7 @@ def evaluate(
             nothing.
         matches: instead of ``rounds``: play this many whole matches per match-up (sets
             ``match = true`` on top of the preset, keeping its ``match_target`` and
-            ``scoring``; the variant label gets ``+match=true``).
+            ``scoring``; the variant label gets ``, match=true``).
     """
     if matches is not None and rounds is not None:
         raise ValueError("give rounds or matches, not both")
@@ -238,7 +240,8 @@ def resolve_variant(
     if players is not None:
         overrides["players"] = players
     rules = load_rules(preset, **overrides)
-    return rules, variant_label(preset, dict(switches))
+    base = load_rules(preset, **({"players": players} if players is not None else {}))
+    return rules, variant_label(preset, dict(switches), base)
 
 
 def resolve_matchups(agents: Sequence[str], rules: Rules, mode: str | None) -> list[Matchup]:

@@ -12,7 +12,7 @@ seats):
 ================  ===========================================================================
 column            meaning
 ================  ===========================================================================
-variant           rule variant label (preset and switches)
+variant           rule variant label (an experiment's: what differs from its preset)
 players           seats at the table
 matchup           the line-up (``a vs b``, ``a vs 3 x b``, or ``a | b | c``)
 agent             agent spec as given
@@ -248,10 +248,14 @@ def pair_table(
 
     One row per match-up and pair ``(a, b)``: ``deals``; ``win_difference``: per deal (its
     rounds, or the rounds of its matches, over every seating), a's rounds won per round minus
-    b's, with its interval ``win_diff_low``, ``win_diff_high`` and two-sided ``win_p_value``;
-    the same for net points per round (``points_difference``, ``points_diff_low``, ...);
-    under match rules (``match``) also for matches won per match (``match_win_difference``,
-    ``match_diff_low``, ``match_diff_high``, ``match_p_value``; absent without match rules).
+    b's, with its interval ``win_diff_low``, ``win_diff_high``, two-sided ``win_p_value`` and
+    ``win_log10_p`` (its base-10 logarithm, finite where the p-value underflows to 0); the same
+    for net points per round (``points_difference``, ``points_diff_low``, ...); under match
+    rules (``match``) also for matches won per match (``match_win_difference``,
+    ``match_diff_low``, ``match_diff_high``, ``match_p_value``, ``match_log10_p``; absent
+    without match rules). The test is the paired t-test over deals
+    (:func:`~uno_rl.eval.stats.paired_test`); print p-values with
+    :func:`uno_rl.eval.formats.p_value`.
     """
     rows = []
     for matchup, out in zip(matchups, outcomes):
@@ -264,15 +268,17 @@ def pair_table(
                 "variant": variant, "players": players, "matchup": matchup.label,
                 "agent_a": a, "agent_b": b, "deals": w.n,
                 "win_difference": w.mean_difference, "win_diff_low": w.low,
-                "win_diff_high": w.high, "win_p_value": w.p_value,
+                "win_diff_high": w.high, "win_p_value": w.p_value, "win_log10_p": w.log10_p,
                 "points_difference": p.mean_difference, "points_diff_low": p.low,
                 "points_diff_high": p.high, "points_p_value": p.p_value,
+                "points_log10_p": p.log10_p,
             }  # fmt: skip
             if match:
                 m = paired_test(score_a["matches"], score_b["matches"], confidence)
                 row.update({
                     "match_win_difference": m.mean_difference, "match_diff_low": m.low,
                     "match_diff_high": m.high, "match_p_value": m.p_value,
+                    "match_log10_p": m.log10_p,
                 })  # fmt: skip
             rows.append(row)
     return pd.DataFrame(rows)

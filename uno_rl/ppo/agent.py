@@ -67,6 +67,8 @@ class PPOAgent(Agent):
         path = Path(text)
         if not path.is_absolute() and not path.exists():
             path = AGENTS_DIR / text
+        #: the policy file this agent plays
+        self.checkpoint_path = path
         try:
             self.network, self.columns = load_policy(path)
         except CheckpointError as error:

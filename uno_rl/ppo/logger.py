@@ -1,4 +1,79 @@
-"""Training logs: one CSV row per update, the same scalars as TensorBoard events.
+"""Training logs: one ``metrics.csv`` row per update, the same scalars as TensorBoard events.
+
+Names are ``group/name`` as in CleanRL: ``charts/`` (progress, speed, the rollout's games),
+``losses/`` (the PPO update), ``behaviour/`` (how the learner plays the +4), ``eval/`` (the
+periodic duplicate-deal evaluation). The CSV's columns are those names; its first column is
+``global_step``, TensorBoard's step axis.
+
+Columns (per row = per update; "this update" = the rollout and PPO update of that row):
+
+============================================ ================================================
+``global_step``                              learner decisions so far (int): the decisions
+                                             the trained policy took, over every update
+``charts/update``                            updates done (int)
+``charts/decisions``                         decisions of every seat so far (int): learner,
+                                             snapshots and zoo agents; what
+                                             ``total_decisions`` counts
+``charts/rounds``                            rounds finished so far, all games (int)
+``charts/learning_rate``                     Adam's learning rate this update
+``charts/wall_time`` *                       Unix time (s) the row was logged
+``charts/elapsed_s`` *                       seconds of training so far, over every session
+                                             of a resumed run (saved in the checkpoint)
+``charts/SPS`` *                             learner decisions per second of this update
+                                             (rollout and PPO update; no evaluation)
+``charts/decisions_per_s`` *                 every seat's decisions per second, same window
+``charts/rollout_share`` *                   share of that window spent playing (0..1)
+``charts/round_length``                      decisions (all seats) per round that ended this
+                                             update, mean: the episode length (objective
+                                             ``rules``: an episode is a round)
+``charts/truncation_rate``                   share of the rounds ended this update that were
+                                             cut at ``max_turns`` (0..1)
+``charts/episodic_return``                   training reward handed to learner seats this
+                                             update per learner episode that ended (objective
+                                             ``match``: cut-round penalties included)
+``charts/win_rate_all_lineups``              rounds won by learner seats / their rounds,
+                                             every line-up (self-play included)
+``charts/rounds_vs_pool``, ``_vs_zoo``       rounds this update with one learner seat against
+                                             snapshots / zoo agents (sample sizes, int)
+``charts/win_rate_vs_pool``, ``_vs_zoo``     rounds won in those rounds (0..1)
+``charts/points_per_round_vs_pool``, ...zoo  zero-sum net card points per such round
+``charts/match_win_rate_vs_pool``, ...zoo    matches won of those finished (match rules)
+``losses/policy_loss``                       clipped surrogate loss (last minibatch)
+``losses/value_loss``                        0.5 * squared value error (last minibatch)
+``losses/entropy``                           policy entropy over legal actions, nats
+``losses/old_approx_kl``, ``approx_kl``      KL estimates -log r and (r - 1) - log r (last
+                                             minibatch), nats
+``losses/clipfrac``                          share of samples with abs(r - 1) > clip_coef,
+                                             mean over minibatches (0..1)
+``losses/explained_variance``                1 - Var(returns - values) / Var(returns)
+``losses/grad_norm``                         global L2 norm of the gradient before clipping
+                                             to ``max_grad_norm``, mean over minibatches
+``losses/grad_norm_max``                     the largest of those norms this update
+``behaviour/draw4_per_round``                +4s the learner played per learner round
+``behaviour/bluff_share``                    share of those +4s that were bluffs (0..1)
+``behaviour/challenges_per_round``           challenges the learner made per learner round
+``behaviour/challenge_success``              share of its challenges that won (0..1)
+``eval/evaluated``                           1 on rows with an evaluation, else 0 (int)
+``eval/win_rate_vs_OPP``                     rounds won against eval agent ``OPP`` (0..1)
+``eval/points_per_round_vs_OPP``             net card points per round against ``OPP``
+``eval/match_win_rate_vs_OPP``               matches won against ``OPP`` (match rules, 0..1)
+``eval/..._ci95_low``, ``..._ci95_high``     the 95% interval of each eval measure
+============================================ ================================================
+
+``*``: timing columns (:data:`TIMING_KEYS`); the others are the same in every run of one
+seed and config, killed and resumed or not.
+
+Missing values: a value that does not exist in a row (no evaluation this update, no round
+against the zoo, a rate over zero events, a non-finite number) is an empty CSV cell and no
+TensorBoard point; ``nan`` is never written. A column is added to the header the first time
+it has a value (earlier rows are blank there; it takes its place by the columns logged beside
+it), so no column is empty throughout; rows with an evaluation are those with
+``eval/evaluated`` = 1.
+
+The run's hyperparameters (its config, lists and tables flattened to text) go to
+TensorBoard's HPARAMS tab (the hparams plugin's experiment and session summaries, in the
+run's own event file, so its scalars are the session's metrics) and, as in CleanRL, to a
+``hyperparameters`` text table (:meth:`RunLogger.log_hparams`).
 
 Every row reaches the disk before the update's checkpoint is written (each append is
 ``fsync``-ed; a widened header is rewritten durably), so a checkpoint never runs ahead of
@@ -13,12 +88,24 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from uno_rl.durable import append_durably, fsync_folder, replace_durably
 
-__all__ = ["RunLogger", "read_rows"]
+__all__ = ["STEP", "TIMING_KEYS", "RunLogger", "hparam_values", "read_rows"]
+
+#: The first column: learner decisions so far (TensorBoard's step).
+STEP = "global_step"
+#: Columns that measure time, not what was computed.
+TIMING_KEYS = (
+    "charts/wall_time",
+    "charts/elapsed_s",
+    "charts/SPS",
+    "charts/decisions_per_s",
+    "charts/rollout_share",
+)
 
 
 def read_rows(path: str | Path) -> tuple[list[str], list[list[str]]]:
@@ -37,11 +124,47 @@ def _csv_text(rows: list[list[Any]]) -> str:
     return buffer.getvalue()
 
 
+def _has_value(value: Any) -> bool:
+    """A loggable scalar: not None, and finite if a number."""
+    if value is None or isinstance(value, str):
+        return False
+    return math.isfinite(value)
+
+
+def _widened(header: list[str], order: list[str], new: Mapping[str, Any]) -> list[str]:
+    """``header`` with the keys of ``new`` it lacks, each placed after the nearest key before
+    it in ``order`` that the header has (so a group's columns stay together:
+    ``charts/round_length`` joins the other ``charts/`` columns)."""
+    wider, at = list(header), 0
+    for key in order:
+        if key in wider:
+            at = wider.index(key) + 1
+        elif key in new:
+            wider.insert(at, key)
+            at += 1
+    return wider
+
+
+def hparam_values(config: Mapping[str, Any]) -> dict[str, int | float | str | bool]:
+    """``config`` with every value a TensorBoard hparam can hold: lists become
+    comma-separated text, tables ``key=value`` pairs (sorted), ``None`` empty text."""
+
+    def flat(value: Any) -> int | float | str | bool:
+        if isinstance(value, bool | int | float | str):
+            return value
+        if value is None:
+            return ""
+        if isinstance(value, Mapping):
+            return ",".join(f"{k}={flat(v)}" for k, v in sorted(value.items()))
+        if isinstance(value, Iterable):
+            return ",".join(str(flat(v)) for v in value)
+        return str(value)
+
+    return {name: flat(value) for name, value in config.items()}
+
+
 class RunLogger:
     """Appends rows to ``RUN/metrics.csv`` and (optionally) ``RUN/tensorboard/`` events.
-
-    Keys are ``group/name`` (``charts/decisions_per_s``, ``losses/value``, ``eval/...``); the
-    CSV has one column per key seen in the first row plus any later ones (written at the end).
 
     ``keep_rows``: resuming, the number of rows the checkpoint covers (one per update): later
     rows are dropped. ``purge_step``: resuming, the first step after the checkpoint: TensorBoard
@@ -84,25 +207,44 @@ class RunLogger:
             tmp.write_text(_csv_text([header, *rows[:keep]]), encoding="utf-8")
         return max(len(rows) - keep, 0)
 
-    def log(self, step: int, row: dict[str, Any]) -> None:
-        """Record ``row`` (scalars) at global step ``step`` (decisions so far), durably."""
-        row = {"step": step, **row}
+    def log(self, step: int, row: Mapping[str, Any]) -> None:
+        """Record ``row`` (scalars) at global step ``step``, durably. Entries without a value
+        (``None``, ``nan``, infinite) are left out: an empty cell, no TensorBoard point."""
+        order = [STEP, *row]  # every key, those without a value too: where new columns go
+        row = {STEP: step, **{k: v for k, v in row.items() if _has_value(v)}}
         if not self.header:
             self.header = list(row)
             append_durably(self.path, _csv_text([self.header]))
-        extra = [c for c in row if c not in self.header]
-        if extra:  # a new metric appears (the first evaluation): rewrite with the wider header
+        if any(c not in self.header for c in row):  # a metric's first value: a wider header
             _, old = read_rows(self.path)
-            self.header = self.header + extra
-            padded = [r + [""] * (len(self.header) - len(r)) for r in old]
+            wider = _widened(self.header, order, row)
+            moved = [dict(zip(self.header, r)) for r in old]
+            padded = [[r.get(c, "") for c in wider] for r in moved]
+            self.header = wider
             with replace_durably(self.path) as tmp:
                 tmp.write_text(_csv_text([self.header, *padded]), encoding="utf-8")
         append_durably(self.path, _csv_text([[row.get(k, "") for k in self.header]]))
         if self.writer is not None:
             for key, value in row.items():
-                if key != "step" and isinstance(value, int | float) and math.isfinite(value):
+                if key != STEP:
                     self.writer.add_scalar(key, value, step)
             self.writer.flush()
+
+    def log_hparams(self, hparams: Mapping[str, Any], metrics: Iterable[str]) -> None:
+        """Write the run's hyperparameters to TensorBoard (a fresh run, once): the HPARAMS
+        tab's experiment and session summaries, with ``metrics`` (scalar tags this run logs)
+        as its metric columns, and a ``hyperparameters`` text table as CleanRL writes it."""
+        if self.writer is None:
+            return
+        from torch.utils.tensorboard.summary import hparams as hparams_summaries
+
+        values = hparam_values(hparams)
+        experiment, session_start, _ = hparams_summaries(values, dict.fromkeys(metrics, 0.0))
+        self.writer.file_writer.add_summary(experiment, 0)
+        self.writer.file_writer.add_summary(session_start, 0)
+        table = "\n".join(f"|{k}|{v}|" for k, v in values.items())
+        self.writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}", 0)
+        self.writer.flush()
 
     def close(self) -> None:
         if self.writer is not None:

@@ -1,13 +1,98 @@
-"""What a training run reports: duplicate-deal evaluations of its policy against the eval
-agents (periodic and final), and the final table's lines with their 95% intervals."""
+"""What a training run reports: each update's measures of its games (:func:`rollout_metrics`)
+and of its periodic duplicate-deal evaluations (:func:`eval_metrics`), under the names
+:mod:`uno_rl.ppo.logger` documents; the TensorBoard HPARAMS tab's metric columns
+(:func:`hparam_metrics`); the final evaluation's table with its 95% intervals."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .config import TrainConfig
+from .selfplay import Stats
 
-__all__ = ["evaluate_policy", "final_report", "format_final"]
+__all__ = [
+    "eval_metrics",
+    "evaluate_policy",
+    "final_report",
+    "format_final",
+    "hparam_metrics",
+    "rollout_metrics",
+]
+
+
+def _rate(count: float, total: float) -> float | None:
+    """``count / total``; None (no value: an empty cell) where nothing was counted."""
+    return count / total if total else None
+
+
+def rollout_metrics(stats: Stats, config: TrainConfig, match: bool) -> dict[str, float | None]:
+    """The ``charts/`` and ``behaviour/`` measures of one update's games (``stats``).
+
+    Rates over zero events are None. The sample sizes against the pool and the zoo are
+    given where the config plays such games (``pool_share``, ``zoo_share`` above 0);
+    ``match``: the rules play matches (match win rates)."""
+    s = stats
+    row = {
+        "charts/round_length": _rate(s.round_decisions, s.rounds),
+        "charts/truncation_rate": _rate(s.truncated_rounds, s.rounds),
+        "charts/episodic_return": _rate(s.learner_reward, s.learner_episodes),
+        "charts/win_rate_all_lineups": _rate(s.learner_wins, s.learner_rounds),
+    }
+    for name, share in (("pool", config.pool_share), ("zoo", config.zoo_share)):
+        if share > 0 and (name == "pool" or config.zoo):
+            row[f"charts/rounds_vs_{name}"] = getattr(s, f"{name}_rounds")
+    for name in ("pool", "zoo"):
+        played = getattr(s, f"{name}_rounds")
+        row[f"charts/win_rate_vs_{name}"] = _rate(getattr(s, f"{name}_wins"), played)
+        row[f"charts/points_per_round_vs_{name}"] = _rate(getattr(s, f"{name}_points"), played)
+        if match:
+            row[f"charts/match_win_rate_vs_{name}"] = _rate(
+                getattr(s, f"{name}_match_wins"), getattr(s, f"{name}_matches")
+            )
+    row.update({
+        "behaviour/draw4_per_round": _rate(s.draw4_plays, s.learner_rounds),
+        "behaviour/bluff_share": _rate(s.bluffs, s.draw4_plays),
+        "behaviour/challenges_per_round": _rate(s.challenges, s.learner_rounds),
+        "behaviour/challenge_success": _rate(s.challenges_won, s.challenges),
+    })  # fmt: skip
+    return row
+
+
+#: Each eval measure: (name in the logs, column of ``Evaluation.agents``, its interval's).
+EVAL_MEASURES = (
+    ("win_rate", "win_rate", "win"),
+    ("points_per_round", "points", "points"),
+    ("match_win_rate", "match_win_rate", "match_win"),
+)
+
+
+def eval_metrics(result, match: bool) -> dict[str, float]:
+    """The ``eval/`` measures of an evaluation (:func:`evaluate_policy`): per opponent, rounds
+    won, net points per round and (``match``) matches won, each with its 95% interval."""
+    row: dict[str, float] = {"eval/evaluated": 1}
+    for r in result.agents[result.agents.agent == "ppo"].itertuples():
+        opponent = r.matchup.split(" vs ")[-1]
+        for name, column, interval in EVAL_MEASURES:
+            if name == "match_win_rate" and not match:
+                continue
+            key = f"eval/{name}_vs_{opponent}"
+            row[key] = getattr(r, column)
+            row[f"{key}_ci95_low"] = getattr(r, f"{interval}_low")
+            row[f"{key}_ci95_high"] = getattr(r, f"{interval}_high")
+    return row
+
+
+def hparam_metrics(config: TrainConfig, match: bool) -> list[str]:
+    """Scalar tags shown as the metric columns of TensorBoard's HPARAMS tab (the last value
+    of each): the evaluations' measures, the rollout's against the zoo, the value fit, SPS."""
+    tags = []
+    if config.eval_every:
+        for opponent in config.eval_agents:
+            tags += [f"eval/win_rate_vs_{opponent}", f"eval/points_per_round_vs_{opponent}"]
+            tags += [f"eval/match_win_rate_vs_{opponent}"] * match
+    if config.zoo_share > 0 and config.zoo:
+        tags += ["charts/win_rate_vs_zoo", "charts/points_per_round_vs_zoo"]
+    return [*tags, "losses/explained_variance", "charts/SPS"]
 
 
 def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, workers: int = 1):

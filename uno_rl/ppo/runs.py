@@ -6,7 +6,9 @@ folder). ``config.json``, written durably, holds the run's config; ``--resume RU
 back through the same checks as a TOML file (:func:`read_run_config`) and restores the
 checkpoint's state into the network, the optimizer and the opponent pool
 (:func:`load_resume`, :func:`restore_learner`), each part checked to fit: errors name the
-file and the problem.
+file and the problem. A checkpoint counts the learner's decisions (``learner_decisions``,
+the logs' ``global_step``) and the seconds trained (``elapsed``); one written before it did is
+refused unless its run had finished (nothing more is logged then).
 """
 
 from __future__ import annotations
@@ -125,10 +127,21 @@ def load_resume(run: Path, config: TrainConfig) -> dict[str, Any]:
             f"{len(spec['features'])} observation pieces; the run's config.json asks for "
             f"{config.hidden} and {len(config.features)}"
         )
-    for key in ("update", "decisions", "rounds", "pool_filled", "pool_next"):
+    if "learner_decisions" not in data:  # written before the logs counted them
+        if data["update"] < config.num_updates:
+            raise CheckpointError(
+                f"{where}: written by an older version of uno_rl, which did not count the "
+                "learner's decisions (the logs' global_step); it cannot be resumed: start a "
+                "new run (init_from can reuse its policy.pt)"
+            )
+        data["learner_decisions"] = data["decisions"]  # finished: nothing more is logged
+    for key in ("update", "decisions", "learner_decisions", "rounds", "pool_filled", "pool_next"):
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise CheckpointError(f"{where}: {key} must be a whole number >= 0, got {value!r}")
+    elapsed = data.setdefault("elapsed", 0.0)  # older checkpoints: the time is not known
+    if isinstance(elapsed, bool) or not isinstance(elapsed, int | float) or not 0 <= elapsed < 1e15:
+        raise CheckpointError(f"{where}: elapsed must be seconds >= 0, got {elapsed!r}")
     if data["pool_filled"] > config.pool_size or data["pool_next"] >= config.pool_size:
         raise CheckpointError(f"{where}: its opponent pool does not fit pool_size")
     if not isinstance(data["pool"], list) or len(data["pool"]) != config.pool_size:

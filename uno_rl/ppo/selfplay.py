@@ -85,6 +85,13 @@ class Stats:
     pool_match_wins: int = 0
     zoo_matches: int = 0
     zoo_match_wins: int = 0
+    #: decisions (every seat) of the rounds that ended, and those rounds cut at max_turns
+    round_decisions: int = 0
+    truncated_rounds: int = 0
+    #: learner episodes (streams) that ended, and the training reward handed to learner
+    #: seats (objective ``match``: the penalties of cut rounds within a match too)
+    learner_episodes: int = 0
+    learner_reward: float = 0.0
 
     def __add__(self, other: Stats) -> Stats:
         """The counters of two slices of games together (rollout workers' stats summed)."""
@@ -246,19 +253,26 @@ class SelfPlay:
             # stronger seats.
             rewards = np.where(truncated, -self.truncation_penalty, rewards)
             buffer.finish(ended[g] * p + seat, rewards)
+            self.stats.learner_episodes += int(g.size)
+            self.stats.learner_reward += float(np.sum(rewards, dtype=np.float64))
         else:
             cut = truncated & ~match_over[g]
             if cut.any():  # the match goes on: a penalty, no end of the stream
                 buffer.add_reward(
                     ended[g[cut]] * p + seat[cut], np.full(int(cut.sum()), -self.truncation_penalty)
                 )
+                self.stats.learner_reward -= float(cut.sum()) * self.truncation_penalty
             over = match_over[g]
             if over.any():
                 won = champion[g[over]] == seat[over]
                 rewards = np.where(won, 1.0, -1.0 / (p - 1)).astype(np.float32)
                 buffer.finish(ended[g[over]] * p + seat[over], rewards)
+                self.stats.learner_episodes += int(over.sum())
+                self.stats.learner_reward += float(np.sum(rewards, dtype=np.float64))
         st = self.stats
         st.rounds += ended.size
+        st.round_decisions += int(result.decisions[ended].sum(dtype=np.int64))
+        st.truncated_rounds += int(result.truncated[ended].sum())
         won = (result.winner[ended][:, None] == np.arange(p)[None, :]) & learner
         net = result.net_points[ended]  # (k, P) int32
         st.learner_rounds += int(learner.sum())

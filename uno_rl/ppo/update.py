@@ -3,6 +3,8 @@
 The masked categorical policy's log-probabilities and entropy (over legal actions only), the
 clipped probability ratio, the (optionally clipped) value loss, advantages normalized per
 minibatch, gradients clipped to ``max_grad_norm``; the epochs stop early past ``target_kl``.
+The metrics it returns are named as CleanRL's (``losses/value_loss``, ``losses/clipfrac``, ...;
+:mod:`uno_rl.ppo.logger` documents each), plus the gradient's norm before clipping.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ def ppo_update(
     b_value = torch.from_numpy(rollout.value).to(device)
     b_adv = torch.from_numpy(rollout.advantages).to(device)
     b_ret = torch.from_numpy(rollout.returns).to(device)
-    clipfracs, approx_kl = [], torch.zeros(())
+    clipfracs, grad_norms = [], []
+    approx_kl = old_approx_kl = torch.zeros(())
     pg_loss = v_loss = entropy = torch.zeros(())
     for _epoch in range(config.update_epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -52,6 +55,7 @@ def ppo_update(
             log_ratio = new_logp - b_logp.index_select(0, mb)
             ratio = log_ratio.exp()
             with torch.no_grad():
+                old_approx_kl = (-log_ratio).mean()
                 approx_kl = ((ratio - 1) - log_ratio).mean()
                 clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
             mb_adv, mb_value, mb_ret = b_adv[mb], b_value[mb], b_ret[mb]
@@ -71,17 +75,24 @@ def ppo_update(
             loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            # The norm before clipping (kept on the device: one transfer per update).
+            grad_norms.append(
+                torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            )
             optimizer.step()
         if config.target_kl and approx_kl.item() > config.target_kl:
             break
     variance = b_ret.var().item() if size > 1 else 0.0
     explained = 1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
+    norms = torch.stack(grad_norms).float().cpu() if grad_norms else torch.full((1,), torch.nan)
     return {
-        "losses/policy": pg_loss.item(),
-        "losses/value": v_loss.item(),
+        "losses/policy_loss": pg_loss.item(),
+        "losses/value_loss": v_loss.item(),
         "losses/entropy": entropy.item(),
+        "losses/old_approx_kl": old_approx_kl.item(),
         "losses/approx_kl": approx_kl.item(),
-        "losses/clip_fraction": float(np.mean(clipfracs)) if clipfracs else 0.0,
+        "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
         "losses/explained_variance": explained,
+        "losses/grad_norm": norms.mean().item(),
+        "losses/grad_norm_max": norms.max().item(),
     }

@@ -365,7 +365,7 @@ class _Narration:
             before[b.top[0]] = 1
             if self.rules.caught_bluffer == "takes-back" and b.top[0] == WILD_DRAW_FOUR:
                 if b.prev_top[0] >= 0:
-                    before[b.prev_top[0]] += 1  # kept for a take-back (engine._reshuffle)
+                    before[b.prev_top[0]] += 1  # kept for a take-back (piles.reshuffle)
         gained = np.flatnonzero(s.discard[0].astype(np.int64) > before)
         return int(gained[0]) if gained.size else -1
 

@@ -1,0 +1,198 @@
+"""Card effects: what a played card does once its play is over, and the answers to a draw card.
+
+:func:`finish_play` resolves the card that ends a seat's play: the seven-zero switch first
+(a 7 asks for a target, a 0 passes the hands on), then each entry of :data:`HANDOVER_EFFECTS`
+in turn, which may change who acts next and in which phase, then the hand-over
+(:func:`~uno_rl.core.turns.end_turn`). A new card effect is one more such function, selecting
+its cards by kind or rank, and its entry in the tuple. The other functions answer the
+effects that wait for a decision: the victim of a +2/+4 accepts (:func:`accept`) or
+challenges a +4 (:func:`challenge`), the player of a 7 names a target (:func:`swap_hands`),
+and a last card that is a +2/+4 is still drawn (:func:`play_last_card`).
+
+Every function takes a :class:`~uno_rl.core.state.State`, ``g`` a (k,) int64 index array of
+distinct games, and (k,) int8 ``seats`` (the player of the card, or the seat answering it);
+``kinds`` are (k,) int64 card kinds, ``rank`` their (k,) int8 ranks (:data:`.cards.KIND_RANK`);
+``next_actor`` (k,) int8 and ``next_phase`` (k,) int8 are the hand-over being built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import DRAW_TWO_RANK, KIND_RANK, REVERSE_RANK, SKIP_RANK, WILD_DRAW_FOUR
+from .phases import PLAY, RESPOND
+from .phases import TARGET as TARGET_PHASE
+from .piles import draw_cards
+from .state import State
+from .tables import IS_DRAW_TWO
+from .turns import after_penalty, end_round, end_turn, start_turn
+from .views import next_seat
+
+
+def finish_play(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> None:
+    """Effects of the card that ends ``seats``' play, then hand over (maybe via jump-in)."""
+    rank = KIND_RANK[kinds]
+    if s.rules.seven_zero:
+        keep = _seven_zero(s, g, seats, rank)
+        g, seats, kinds, rank = g[keep], seats[keep], kinds[keep], rank[keep]
+    if not g.size:
+        return
+    next_actor = next_seat(s, g, seats)
+    next_phase = np.full(g.size, PLAY, np.int8)
+    for effect in HANDOVER_EFFECTS:
+        effect(s, g, seats, kinds, rank, next_actor, next_phase)
+    end_turn(s, g, seats, next_actor, next_phase)
+
+
+def _seven_zero(s: State, g: np.ndarray, seats: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """A 7 asks its player for a target (the target phase); a 0 passes every hand on in the
+    direction of play. Returns the (k,) bool games whose turn goes on (all but the 7s)."""
+    p = s.rules.players
+    seven = rank == 7
+    s.actor[g[seven]] = seats[seven]
+    s.phase[g[seven]] = TARGET_PHASE
+    zero = np.flatnonzero(rank == 0)
+    if zero.size:
+        gz = g[zero]
+        source = (np.arange(p)[None, :] - s.direction[gz][:, None].astype(np.int64)) % p
+        s.hands[gz] = s.hands[gz[:, None], source]
+        s.hand_size[gz] = s.hand_size[gz[:, None], source]
+    return ~seven
+
+
+def _skip(
+    s: State,
+    g: np.ndarray,
+    seats: np.ndarray,
+    kinds: np.ndarray,
+    rank: np.ndarray,
+    next_actor: np.ndarray,
+    next_phase: np.ndarray,
+) -> None:
+    """A Skip: the next player loses the turn."""
+    skip = rank == SKIP_RANK
+    if skip.any():
+        next_actor[skip] = next_seat(s, g[skip], seats[skip], 2)
+
+
+def _reverse(
+    s: State,
+    g: np.ndarray,
+    seats: np.ndarray,
+    kinds: np.ndarray,
+    rank: np.ndarray,
+    next_actor: np.ndarray,
+    next_phase: np.ndarray,
+) -> None:
+    """A Reverse turns the direction of play (with two players it may act as a Skip)."""
+    rev = rank == REVERSE_RANK
+    if rev.any():
+        s.direction[g[rev]] *= -1
+        if s.rules.players == 2 and s.rules.two_player_reverse_skips:
+            next_actor[rev] = seats[rev]
+        else:
+            next_actor[rev] = next_seat(s, g[rev], seats[rev])
+
+
+def _draw_penalty(
+    s: State,
+    g: np.ndarray,
+    seats: np.ndarray,
+    kinds: np.ndarray,
+    rank: np.ndarray,
+    next_actor: np.ndarray,
+    next_phase: np.ndarray,
+) -> None:
+    """A +2 or +4 adds to the pending draw. The victim answers it in the respond phase where
+    the rules give a choice (stacking, a cancelling Wild, a challenge); otherwise the victim
+    draws at once and loses the turn."""
+    rules = s.rules
+    draw = np.flatnonzero((rank == DRAW_TWO_RANK) | (kinds == WILD_DRAW_FOUR))
+    if draw.size:
+        gd, is_d4 = g[draw], kinds[draw] == WILD_DRAW_FOUR
+        s.pending[gd] += np.where(is_d4, 4, 2).astype(np.int16)
+        victim = next_actor[draw]
+        respond = np.full(draw.size, rules.stacking != "none" or rules.wild_cancels_draw)
+        respond |= is_d4 & rules.challenge_enabled
+        next_phase[draw[respond]] = RESPOND
+        now = ~respond
+        if now.any():
+            draw_cards(s, gd[now], victim[now], s.pending[gd[now]])
+            s.pending[gd[now]] = 0
+            next_actor[draw[now]] = next_seat(s, gd[now], victim[now])
+
+
+#: The effects :func:`finish_play` applies, in this order, to every card that ends a play:
+#: ``effect(s, g, seats, kinds, rank, next_actor, next_phase)``, each acting on the games
+#: whose card has it and writing the hand-over in place.
+HANDOVER_EFFECTS = (_skip, _reverse, _draw_penalty)
+
+
+def play_last_card(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> None:
+    """``seats`` emptied their hands: a final +2/+4 is still drawn (a final +4 challenged first)."""
+    victim = next_seat(s, g, seats)
+    is_d4 = kinds == WILD_DRAW_FOUR
+    respond = is_d4 & s.rules.challenge_enabled & (s.pending[g] == 0)
+    if respond.any():
+        gr = g[respond]
+        s.pending[gr] = 4
+        s.actor[gr] = victim[respond]
+        s.phase[gr] = RESPOND
+    done = ~respond
+    amount = np.where(is_d4, 4, np.where(IS_DRAW_TWO[kinds], 2, 0))
+    draw = done & (amount > 0)
+    if draw.any():
+        gd = g[draw]
+        draw_cards(s, gd, victim[draw], s.pending[gd] + amount[draw])
+        s.pending[gd] = 0
+    end_round(s, g[done], seats[done])
+
+
+def accept(s: State, g: np.ndarray, seats: np.ndarray) -> None:
+    """The victims ``seats`` accept the pending draw: they draw it, then play goes on."""
+    draw_cards(s, g, seats, s.pending[g])
+    s.pending[g] = 0
+    after_penalty(s, g, next_seat(s, g, seats), seats)
+
+
+def challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
+    """The victims ``seats`` challenge the +4: a caught bluffer draws the pending cards (and
+    takes the +4 back if the rules say so) and the challenger plays; otherwise the challenger
+    draws them and 2 more, and loses the turn. The bluffer's hand is revealed to them."""
+    bluffer = s.draw4_player[g]
+    s.stats[g, 2, seats] += 1
+    s.stats[g, 4, bluffer] += 1
+    s.revealed[g] = s.hands[g, bluffer]
+    s.reveal_viewer[g] = seats
+    s.reveal_target[g] = bluffer
+    guilty = s.draw4_bluff[g]
+    if guilty.any():
+        gg, sg, bg = g[guilty], seats[guilty], bluffer[guilty]
+        s.stats[gg, 3, sg] += 1
+        s.stats[gg, 5, bg] += 1
+        if s.rules.caught_bluffer == "takes-back":
+            s.hands[gg, bg, WILD_DRAW_FOUR] += 1
+            s.hand_size[gg, bg] += 1
+            s.discard[gg, WILD_DRAW_FOUR] -= 1
+            s.top[gg] = s.prev_top[gg]
+            s.color[gg] = s.prev_color[gg]
+            s.prev_top[gg] = -1
+        draw_cards(s, gg, bg, s.pending[gg])
+        s.pending[gg] = 0
+        start_turn(s, gg, sg)
+    innocent = ~guilty
+    if innocent.any():
+        gi, si = g[innocent], seats[innocent]
+        draw_cards(s, gi, si, s.pending[gi] + 2)
+        s.pending[gi] = 0
+        after_penalty(s, gi, next_seat(s, gi, si))
+
+
+def swap_hands(s: State, g: np.ndarray, seats: np.ndarray, offsets: np.ndarray) -> None:
+    """Seven-zero: ``seats`` swap hands with the player ``offsets`` seats clockwise."""
+    other = ((seats.astype(np.int64) + offsets) % s.rules.players).astype(np.int8)
+    mine, theirs = s.hands[g, seats].copy(), s.hands[g, other].copy()
+    s.hands[g, seats], s.hands[g, other] = theirs, mine
+    size_mine, size_theirs = s.hand_size[g, seats].copy(), s.hand_size[g, other].copy()
+    s.hand_size[g, seats], s.hand_size[g, other] = size_theirs, size_mine
+    end_turn(s, g, seats, next_seat(s, g, seats), np.full(g.size, PLAY, np.int8))

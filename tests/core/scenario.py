@@ -214,7 +214,8 @@ def build(
     game.pending, game.drawn = 0, -1
     game.prev_top, game.prev_color = -1, -1
     game.draw4_player, game.draw4_bluff = -1, False
-    game.multi_rank = -1
+    game.multi_rank, game.multi_count = -1, 0
+    game.skip_turn = [0] * p
     game.jump_card, game.jump_from, game.jump_cursor = -1, -1, 0
     game.resume_actor, game.resume_phase = -1, PLAY
     game.revealed = [0] * NUM_KINDS

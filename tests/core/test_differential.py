@@ -454,6 +454,28 @@ SWITCH_COMBOS: list[dict] = [
     # a +2's jump-in window after its victim's answer (no stacking); stacked +4s' legality
     dict(jump_in=True, wild_cancels_draw=True, players=4),
     dict(stacking="any", draw_four_legal="no-playable-card", wild_cancels_draw=True, jump_in=True),
+    # RULES.md section 12: a caught bluffer's lost turn, combinations of action cards, a
+    # match of a fixed number of rounds
+    dict(caught_bluffer="loses-turn"),
+    dict(caught_bluffer="loses-turn", jump_in=True, hand_size=3, players=4),
+    dict(caught_bluffer="loses-turn", last_card="any", hand_size=2, uno_forget_prob=0.5),
+    dict(multi_play=True, multi_play_actions=True),
+    dict(
+        multi_play=True, multi_play_actions=True, stacking="any", wild_cancels_draw=True, players=4
+    ),
+    dict(
+        multi_play=True,
+        multi_play_actions=True,
+        two_player_reverse_skips=False,
+        jump_in=True,
+        seven_zero=True,
+        players=2,
+    ),
+    dict(multi_play=True, multi_play_actions=True, caught_bluffer="loses-turn", players=6),
+    dict(match=True, scoring="losers-add", match_rounds=3),
+    dict(
+        match=True, scoring="losers-add", match_rounds=2, match_target=50, max_turns=40, players=3
+    ),
 ]
 COMBO_PLAYERS = (2, 3, 5)
 ROUNDS_PER_COMBO = 200
@@ -532,6 +554,8 @@ def rule_sets(draw) -> Rules:
     values["uno_penalty"] = draw(st.integers(1, 4))
     values["match_target"] = draw(st.sampled_from([1, 2, 100, 500]))
     values["max_turns"] = draw(st.sampled_from([10, 50, 1000]))
+    if values["match"] and values["scoring"] == "losers-add":
+        values["match_rounds"] = draw(st.sampled_from([0, 1, 3]))
     try:
         return Rules(**values)
     except RulesError:

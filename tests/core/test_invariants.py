@@ -146,7 +146,10 @@ def check_result(before: State, state: State, result: engine.StepResult) -> None
     assert not state.scores[~over].any() or (state.scores[~over] == before.scores[~over]).all()
     if rules.match:
         assert (state.match_over == result.match_over).all()
-        scored = state.scores.max(axis=1) >= rules.match_target
+        if rules.match_rounds:  # a fixed number of rounds (RULES.md section 12)
+            scored = before.round_index + 1 >= rules.match_rounds
+        else:
+            scored = state.scores.max(axis=1) >= rules.match_target
         assert (result.match_over[over] == scored[over]).all()
         next_round = over & ~result.match_over
         assert np.array_equal(state.round_index, before.round_index + next_round)
@@ -291,6 +294,8 @@ def _rule_values(draw) -> dict:
     values["uno_penalty"] = draw(st.integers(1, 4))
     values["match_target"] = draw(st.sampled_from([1, 2, 3, 60, 500]))
     values["max_turns"] = draw(st.sampled_from([10, 40, 1000]))
+    if values["match"] and values["scoring"] == "losers-add":
+        values["match_rounds"] = draw(st.sampled_from([0, 1, 3]))
     return values
 
 

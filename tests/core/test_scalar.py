@@ -15,6 +15,16 @@ SWITCHES = [
     {"draw_four_legal": "no-playable-card", "bluffing": "forbidden"},
     {"caught_bluffer": "takes-back", "uno_forget_prob": 0.5},
     {"multi_play": True, "wild_cancels_draw": True, "stacking": "same"},
+    # RULES.md section 12
+    {"caught_bluffer": "loses-turn", "uno_forget_prob": 0.5},
+    {"multi_play": True, "multi_play_actions": True, "stacking": "any"},
+    {
+        "multi_play": True,
+        "multi_play_actions": True,
+        "jump_in": True,
+        "caught_bluffer": "loses-turn",
+    },
+    {"match": True, "scoring": "losers-add", "match_rounds": 2, "max_turns": 200},
     {"match": True, "match_target": 200, "reward": "points"},
 ]
 
@@ -36,6 +46,7 @@ def play_side_by_side(rules, seed: int, games: int) -> int:
             action = pool[int(gen.integers(len(pool)))]
             assert fast.step(action) == oracle.step(action)
             assert fast.hands == oracle.hands and fast.pile == oracle.pile
+            assert fast.skip_turn == oracle.skip_turn and fast.scores == oracle.scores
             decisions += 1
     return decisions
 

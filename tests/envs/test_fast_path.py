@@ -26,6 +26,16 @@ SWITCHES = [
     {"draw_four_legal": "no-playable-card", "bluffing": "forbidden"},
     {"caught_bluffer": "takes-back", "uno_forget_prob": 0.5},
     {"multi_play": True, "wild_cancels_draw": True, "stacking": "same"},
+    # RULES.md section 12
+    {"caught_bluffer": "loses-turn", "uno_forget_prob": 0.5},
+    {"multi_play": True, "multi_play_actions": True, "stacking": "any"},
+    {
+        "multi_play": True,
+        "multi_play_actions": True,
+        "jump_in": True,
+        "caught_bluffer": "loses-turn",
+    },
+    {"match": True, "scoring": "losers-add", "match_rounds": 2, "max_turns": 200},
     {"seven_zero": True, "jump_in": True, "stacking": "any"},
     {"draw_until_playable": True, "drawn_card": "must-play"},
     {"match": True, "match_target": 200, "reward": "points"},
@@ -59,6 +69,8 @@ def play_side_by_side(rules, seed: int, games: int) -> int:
             assert single.step(action) == oracle.step(int(action))
             assert single.game.hands == oracle.hands and single.game.pile == oracle.pile
             assert single.game.scores == oracle.scores
+            assert single.game.skip_turn == oracle.skip_turn
+            assert single.game.multi_count == oracle.multi_count
             decisions += 1
         assert single.over and not single.legal_mask().any()
     return decisions

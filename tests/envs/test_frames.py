@@ -342,3 +342,26 @@ def test_record_video_writes_a_video(tmp_path):
     assert tuple(meta["size"]) == (FRAME_SHAPE[1], FRAME_SHAPE[0])
     assert sum(1 for _ in reader) >= 2  # the reset frame and one per step
     reader.close()
+
+
+def test_fixed_length_match_header_says_how_many_rounds():
+    """Under match_rounds the text and the frame's header name the length, not the target."""
+    from uno_rl.envs.render import match_length
+
+    rules = {"match": True, "scoring": "losers-add", "match_rounds": 3}
+    aec = uno_v1.env(preset="official", players=2, render_mode="ansi", **rules)
+    aec.reset(seed=1)
+    state = aec.unwrapped.privileged_game.state
+    assert "round 1 of 3 (lowest total wins)" in aec.render()
+    view = table_view(state, 0, aec.possible_agents, "uno_v1", viewer=0)
+    assert match_length(view) == "of 3 (lowest total wins)"
+    assert "match to" not in render_text(state, 0, aec.possible_agents, "uno_v1", viewer=0)
+    target = uno_v1.env(preset="official", players=2, render_mode="ansi", match=True)
+    target.reset(seed=1)
+    assert "round 1 of a match to 500" in target.render()
+    fixed = uno_v1.env(preset="official", players=2, render_mode="rgb_array", **rules)
+    fixed.reset(seed=1)
+    to_target = uno_v1.env(preset="official", players=2, render_mode="rgb_array", match=True)
+    to_target.reset(seed=1)
+    assert_frame(fixed.render())
+    assert not np.array_equal(fixed.render(), to_target.render())  # the header differs

@@ -59,7 +59,7 @@ def expected_state(env) -> np.ndarray:
         one_hot("previous_color", s.prev_color[0])
         one_hot("draw4_player", s.draw4_player[0])
         piece(want, "draw4_bluff")[0] = float(s.draw4_bluff[0])
-    if phase == MULTI:
+    if phase == MULTI and s.multi_rank[0] < 10:  # a symbol combination shows on the top card
         one_hot("multi_rank", s.multi_rank[0])
     if phase == JUMP:
         one_hot("jump_card", s.jump_card[0])
@@ -100,11 +100,23 @@ def test_state_space_bounds():
 
 # ----------------------------------------------------- the state, decision by decision
 MULTI_JUMP = {"multi_play": True, "jump_in": True, "caught_bluffer": "takes-back"}
+#: RULES.md section 12: symbol combinations, lost turns, a match of fixed rounds (scores past
+#: the target stay in the state space)
+SEED_RULES = {
+    "multi_play": True,
+    "multi_play_actions": True,
+    "caught_bluffer": "loses-turn",
+    "match": True,
+    "scoring": "losers-add",
+    "match_rounds": 4,
+    "match_target": 20,
+}
 
 
 @pytest.mark.parametrize(
     ("preset", "players", "switches"),
-    [(preset, players, {}) for preset, players in CONFIGS] + [("official", 3, MULTI_JUMP)],
+    [(preset, players, {}) for preset, players in CONFIGS]
+    + [("official", 3, MULTI_JUMP), ("official", 3, SEED_RULES)],
 )
 def test_state_matches_the_game_at_every_decision(preset, players, switches):
     aec = uno_v1.env(preset=preset, players=players, **switches)
@@ -124,6 +136,8 @@ def test_state_matches_the_game_at_every_decision(preset, players, switches):
             assert total + piece(state, "draw_pile_size")[0] == DECK_SIZE
             assert piece(state, "draw_pile").sum() == piece(state, "draw_pile_size")[0]
             obs, _, termination, truncation, _ = aec.last()
+            if switches == SEED_RULES:  # scores past the target: still in the observation space
+                assert aec.observation_space(agent).contains(obs)
             if termination or truncation:
                 aec.step(None)
                 continue
@@ -133,8 +147,10 @@ def test_state_matches_the_game_at_every_decision(preset, players, switches):
             aec.step(legal_pick(obs["action_mask"], gen))
             decisions += 1
     assert decisions > 50
-    if switches:
+    if switches == MULTI_JUMP:
         assert {MULTI, JUMP}.issubset(phases) and bluffs > 0
+    if switches == SEED_RULES:
+        assert MULTI in phases
 
 
 def test_state_after_known_plays_and_draws():

@@ -22,6 +22,19 @@ VARIANTS = [
     ("seven-zero", {"players": 3, "multi_play": True, "wild_cancels_draw": True}),
     ("official", {"players": 3, "caught_bluffer": "takes-back", "uno_forget_prob": 0.6}),
     ("kids", {"players": 3}),
+    # RULES.md section 12: a lost turn, combinations of action cards, a fixed-length match
+    (
+        "official",
+        {
+            "players": 3,
+            "caught_bluffer": "loses-turn",
+            "multi_play": True,
+            "multi_play_actions": True,
+            "match": True,
+            "scoring": "losers-add",
+            "match_rounds": 2,
+        },
+    ),
 ]
 PLAIN = Style(color=False)
 
@@ -137,3 +150,13 @@ def test_menus_ask_the_phase_question():
     with pytest.raises(ValueError, match="over"):
         state.phase[0] = 7
         build_menu(state, np.zeros(77, bool), voice, PLAIN)
+
+
+def test_a_fixed_length_match_says_its_length():
+    preset, overrides = VARIANTS[-1]
+    told = []
+    for replay in games(preset, overrides, count=2):
+        voice = Voice(seat_names(replay.seats))
+        told += [strip_ansi(e.text) for d in steps(replay) for e in narrate(d, voice, PLAIN)]
+    scores = [t for t in told if t.startswith("Match scores")]
+    assert scores and all("2 rounds, lowest total wins" in t for t in scores)

@@ -28,6 +28,7 @@ _SCALARS = (
     "draw4_player",
     "draw4_bluff",
     "multi_rank",
+    "multi_count",
     "jump_card",
     "jump_from",
     "jump_cursor",
@@ -63,6 +64,7 @@ def to_state(games: list[ReferenceGame]) -> State:
         state.pile_size[i] = len(game.pile)
         state.discard[i] = game.discard
         state.revealed[i] = game.revealed
+        state.skip_turn[i] = game.skip_turn
         state.scores[i] = game.scores
         state.stats[i] = [game.stats[name] for name in _STATS]
     return state
@@ -80,6 +82,7 @@ def to_reference(state: State, index: int) -> ReferenceGame:
     game.pile = state.pile[index, : state.pile_size[index]].astype(int).tolist()
     game.discard = state.discard[index].astype(int).tolist()
     game.revealed = state.revealed[index].astype(int).tolist()
+    game.skip_turn = state.skip_turn[index].astype(int).tolist()
     game.scores = state.scores[index].astype(int).tolist()
     game.stats = {name: state.stats[index, i].astype(int).tolist() for i, name in enumerate(_STATS)}
     assert len(game.pile) <= DECK_SIZE

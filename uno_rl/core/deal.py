@@ -143,6 +143,7 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
         ("draw4_player", -1),
         ("draw4_bluff", False),
         ("multi_rank", -1),
+        ("multi_count", 0),
         ("jump_card", -1),
         ("jump_from", -1),
         ("jump_cursor", 0),
@@ -157,6 +158,7 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
     ):
         getattr(s, name)[g] = value
     s.revealed[g] = 0
+    s.skip_turn[g] = 0
     s.stats[g] = 0
     first = ((dealer.astype(np.int64) + 1) % p).astype(np.int8)
     s.actor[g] = first

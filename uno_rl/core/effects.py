@@ -11,7 +11,9 @@ and a last card that is a +2/+4 is still drawn (:func:`play_last_card`).
 
 Every function takes a :class:`~uno_rl.core.state.State`, ``g`` a (k,) int64 index array of
 distinct games, and (k,) int8 ``seats`` (the player of the card, or the seat answering it);
-``kinds`` are (k,) int64 card kinds, ``rank`` their (k,) int8 ranks (:data:`.cards.KIND_RANK`);
+``kinds`` are (k,) int64 card kinds, ``rank`` their (k,) int8 ranks (:data:`.cards.KIND_RANK`),
+``count`` (k,) int64 the cards of that symbol played together (1, or more under
+``multi_play_actions``);
 ``next_actor`` (k,) int8 and ``next_phase`` (k,) int8 are the hand-over being built.
 """
 
@@ -29,18 +31,22 @@ from .turns import after_penalty, end_round, end_turn, start_turn
 from .views import next_seat
 
 
-def finish_play(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> None:
-    """Effects of the card that ends ``seats``' play, then hand over (maybe via jump-in)."""
+def finish_play(
+    s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray, count: np.ndarray | None = None
+) -> None:
+    """Effects of the card that ends ``seats``' play (``count`` cards of its symbol, 1 when
+    None), then hand over (maybe via jump-in)."""
     rank = KIND_RANK[kinds]
+    count = np.ones(g.size, np.int64) if count is None else count.astype(np.int64)
     if s.rules.seven_zero:
         keep = _seven_zero(s, g, seats, rank)
-        g, seats, kinds, rank = g[keep], seats[keep], kinds[keep], rank[keep]
+        g, seats, kinds, rank, count = g[keep], seats[keep], kinds[keep], rank[keep], count[keep]
     if not g.size:
         return
     next_actor = next_seat(s, g, seats)
     next_phase = np.full(g.size, PLAY, np.int8)
     for effect in HANDOVER_EFFECTS:
-        effect(s, g, seats, kinds, rank, next_actor, next_phase)
+        effect(s, g, seats, kinds, rank, count, next_actor, next_phase)
     end_turn(s, g, seats, next_actor, next_phase)
 
 
@@ -66,13 +72,18 @@ def _skip(
     seats: np.ndarray,
     kinds: np.ndarray,
     rank: np.ndarray,
+    count: np.ndarray,
     next_actor: np.ndarray,
     next_phase: np.ndarray,
 ) -> None:
-    """A Skip: the next player loses the turn."""
+    """n Skips: the next n players lose their turn."""
     skip = rank == SKIP_RANK
     if skip.any():
-        next_actor[skip] = next_seat(s, g[skip], seats[skip], 2)
+        if s.rules.multi_play_actions:
+            steps = (1 + count[skip]) * s.direction[g[skip]]
+            next_actor[skip] = (seats[skip] + steps) % s.rules.players
+        else:
+            next_actor[skip] = next_seat(s, g[skip], seats[skip], 2)
 
 
 def _reverse(
@@ -81,17 +92,19 @@ def _reverse(
     seats: np.ndarray,
     kinds: np.ndarray,
     rank: np.ndarray,
+    count: np.ndarray,
     next_actor: np.ndarray,
     next_phase: np.ndarray,
 ) -> None:
-    """A Reverse turns the direction of play (with two players it may act as a Skip)."""
+    """n Reverses turn the direction of play n times (with two players an odd number may act
+    as a Skip)."""
     rev = rank == REVERSE_RANK
     if rev.any():
-        s.direction[g[rev]] *= -1
+        odd = count[rev] % 2 == 1
+        s.direction[g[rev]] *= np.where(odd, -1, 1).astype(np.int8)
+        next_actor[rev] = next_seat(s, g[rev], seats[rev])
         if s.rules.players == 2 and s.rules.two_player_reverse_skips:
-            next_actor[rev] = seats[rev]
-        else:
-            next_actor[rev] = next_seat(s, g[rev], seats[rev])
+            next_actor[rev] = np.where(odd, seats[rev], next_actor[rev])
 
 
 def _draw_penalty(
@@ -100,6 +113,7 @@ def _draw_penalty(
     seats: np.ndarray,
     kinds: np.ndarray,
     rank: np.ndarray,
+    count: np.ndarray,
     next_actor: np.ndarray,
     next_phase: np.ndarray,
 ) -> None:
@@ -110,7 +124,7 @@ def _draw_penalty(
     draw = np.flatnonzero((rank == DRAW_TWO_RANK) | (kinds == WILD_DRAW_FOUR))
     if draw.size:
         gd, is_d4 = g[draw], kinds[draw] == WILD_DRAW_FOUR
-        s.pending[gd] += np.where(is_d4, 4, 2).astype(np.int16)
+        s.pending[gd] += np.where(is_d4, 4, 2 * count[draw]).astype(np.int16)
         victim = next_actor[draw]
         respond = np.full(draw.size, rules.stacking != "none" or rules.wild_cancels_draw)
         respond |= is_d4 & rules.challenge_enabled
@@ -123,7 +137,7 @@ def _draw_penalty(
 
 
 #: The effects :func:`finish_play` applies, in this order, to every card that ends a play:
-#: ``effect(s, g, seats, kinds, rank, next_actor, next_phase)``, each acting on the games
+#: ``effect(s, g, seats, kinds, rank, count, next_actor, next_phase)``, each acting on the games
 #: whose card has it and writing the hand-over in place.
 HANDOVER_EFFECTS = (_skip, _reverse, _draw_penalty)
 
@@ -157,8 +171,10 @@ def accept(s: State, g: np.ndarray, seats: np.ndarray) -> None:
 
 def challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     """The victims ``seats`` challenge the +4: a caught bluffer draws the pending cards (and
-    takes the +4 back if the rules say so) and the challenger plays; otherwise the challenger
-    draws them and 2 more, and loses the turn. The bluffer's hand is revealed to them."""
+    takes the +4 back if the rules say so; under ``loses-turn`` draws nothing and will lose
+    their next turn, unless the +4 was their last card) and the challenger plays; otherwise
+    the challenger draws them and 2 more, and loses the turn. The bluffer's hand is revealed
+    to them."""
     bluffer = s.draw4_player[g]
     s.stats[g, 2, seats] += 1
     s.stats[g, 4, bluffer] += 1
@@ -177,7 +193,11 @@ def challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
             s.top[gg] = s.prev_top[gg]
             s.color[gg] = s.prev_color[gg]
             s.prev_top[gg] = -1
-        draw_cards(s, gg, bg, s.pending[gg])
+        draws = np.ones(gg.size, bool)
+        if s.rules.caught_bluffer == "loses-turn":  # draws nothing, loses the next turn
+            draws = s.hand_size[gg, bg] == 0  # except on their last card: draws the 4
+            s.skip_turn[gg[~draws], bg[~draws]] += 1
+        draw_cards(s, gg[draws], bg[draws], s.pending[gg[draws]])
         s.pending[gg] = 0
         start_turn(s, gg, sg)
     innocent = ~guilty

@@ -127,7 +127,7 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
         start_turn(s, g, next_seat(s, g, seat[g]))
     g = groups[_CAT_STOP_MULTI]
     if g.size:
-        finish_play(s, g, seat[g], s.top[g].astype(np.int64))
+        finish_play(s, g, seat[g], s.top[g].astype(np.int64), s.multi_count[g])
     g = groups[_CAT_NO_JUMP]
     if g.size:
         ask_jump(s, g, s.jump_cursor[g].astype(np.int64) + 1)

@@ -133,11 +133,12 @@ def play_card(
     if empty.any():
         play_last_card(s, g[empty], seats[empty], kinds[empty])
     rest = ~empty if rules.multi_play or empty.any() else None  # None: all games go on
+    count = None  # cards of the combination (multi-play), 1 when None
     if rules.multi_play:
         rank = KIND_RANK[kinds]
-        multi = (
-            rest & ((phase == PLAY) | (phase == MULTI)) & (kinds < 52) & (rank < 10) & (sizes >= 2)
-        )
+        count = np.where(phase == MULTI, s.multi_count[g].astype(np.int64) + 1, 1)
+        combines = rank < (13 if rules.multi_play_actions else 10)  # numbers (and symbols)
+        multi = rest & ((phase == PLAY) | (phase == MULTI)) & (kinds < 52) & combines & (sizes >= 2)
         rows = np.flatnonzero(multi)
         if rows.size:
             per_rank = s.hands[g[rows], seats[rows], :52].reshape(-1, 4, 13).sum(axis=1)
@@ -146,8 +147,9 @@ def play_card(
             s.actor[g[rows]] = seats[rows]
             s.phase[g[rows]] = MULTI
             s.multi_rank[g[rows]] = rank[rows]
+            s.multi_count[g[rows]] = count[rows]
             rest[rows] = False
     if rest is None:
-        finish_play(s, g, seats, kinds)
+        finish_play(s, g, seats, kinds, count)
     elif rest.any():
-        finish_play(s, g[rest], seats[rest], kinds[rest])
+        finish_play(s, g[rest], seats[rest], kinds[rest], None if count is None else count[rest])

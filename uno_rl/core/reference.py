@@ -31,6 +31,14 @@ Order of events, decided once here:
   names color ``bits(key, DRAWN_COLOR, decision number, 0) % 4``; the +4 makes nobody draw,
   opens no challenge and, while on top, shows the color before it and who played it.
   A ``random`` first-card Wild color is ``bits(key, FIRST_COLOR, 0, 0) % 4``.
+* ``caught_bluffer='loses-turn'`` (``001``): a caught bluffer draws nothing (on their last
+  card they draw the 4 instead) and owes a turn (``skip_turn``); the challenger plays. At
+  the close of every step, a play phase that starts with a seat owing a turn passes to the
+  next seat along, one owed turn spent, as often as needed (no decision counted).
+* ``multi_play_actions``: a combination of ``count`` Skips, Reverses or +2s (``multi_count``)
+  resolves as one card of that symbol: it skips ``count`` players, flips the direction
+  ``count`` times, or adds ``2 * count`` to the pending draw.
+* ``match_rounds``: the match ends when its last round ends, won or truncated.
 """
 
 from __future__ import annotations
@@ -143,7 +151,8 @@ class ReferenceGame:
         self.drawn = -1
         self.prev_top, self.prev_color = -1, -1
         self.draw4_player, self.draw4_bluff = -1, False
-        self.multi_rank = -1
+        self.multi_rank, self.multi_count = -1, 0
+        self.skip_turn = [0] * p
         self.jump_card, self.jump_from, self.jump_cursor = -1, -1, 0
         self.resume_actor, self.resume_phase = -1, PLAY
         self.revealed = [0] * NUM_KINDS
@@ -335,7 +344,7 @@ class ReferenceGame:
             if phase == DRAWN:
                 self._start_turn(self._next(seat))
             elif phase == MULTI:
-                self._finish_play(seat, self.top)
+                self._finish_play(seat, self.top, self.multi_count)
             else:  # JUMP
                 self._ask_jump(self.jump_cursor + 1)
         elif action == ACCEPT:
@@ -412,17 +421,20 @@ class ReferenceGame:
         if self.hand_size(seat) == 0:
             self._play_last_card(seat, kind)
             return
+        count = self.multi_count + 1 if phase == MULTI else 1  # cards of this combination
+        combines = KIND_RANK[kind] < (13 if self.rules.multi_play_actions else 10)
         if (
             self.rules.multi_play
             and phase in (PLAY, MULTI)
             and kind < 52
-            and KIND_RANK[kind] < 10
+            and combines
             and self.hand_size(seat) >= 2
             and any(self.hands[seat][k] for k in range(52) if KIND_RANK[k] == KIND_RANK[kind])
         ):
             self.actor, self.phase, self.multi_rank = seat, MULTI, int(KIND_RANK[kind])
+            self.multi_count = count
             return
-        self._finish_play(seat, kind)
+        self._finish_play(seat, kind, count)
 
     def _play_last_card(self, seat: int, kind: int) -> None:
         """``seat`` emptied their hand with ``kind``: a final +2/+4 is still drawn (or challenged)."""
@@ -436,8 +448,10 @@ class ReferenceGame:
             self.pending = 0
         self._end_round(seat)
 
-    def _finish_play(self, seat: int, kind: int) -> None:
-        """Effects of the card that ends ``seat``'s play."""
+    def _finish_play(self, seat: int, kind: int, count: int = 1) -> None:
+        """Effects of the card that ends ``seat``'s play, a combination of ``count`` cards of
+        its symbol (``multi_play_actions``): n Skips skip n players, n Reverses flip n times,
+        n +2s give 2n cards."""
         rules, rank = self.rules, int(KIND_RANK[kind])
         if rules.seven_zero and rank == 7:
             self.actor, self.phase = seat, TARGET_PHASE
@@ -447,13 +461,13 @@ class ReferenceGame:
             old = self.hands
             self.hands = [old[(i - self.direction) % p] for i in range(p)]
         if rank == SKIP_RANK:
-            self._end_turn(seat, self._next(seat, 2), PLAY)
+            self._end_turn(seat, self._next(seat, 1 + count), PLAY)
         elif rank == REVERSE_RANK:
-            self.direction = -self.direction
-            skips = self.num_players == 2 and rules.two_player_reverse_skips
+            self.direction *= (-1) ** count
+            skips = self.num_players == 2 and rules.two_player_reverse_skips and count % 2
             self._end_turn(seat, seat if skips else self._next(seat), PLAY)
         elif kind == WILD_DRAW_FOUR or rank == DRAW_TWO_RANK:
-            self.pending += 4 if kind == WILD_DRAW_FOUR else 2
+            self.pending += 4 if kind == WILD_DRAW_FOUR else 2 * count
             victim = self._next(seat)
             can_respond = (
                 rules.stacking != "none"
@@ -506,7 +520,10 @@ class ReferenceGame:
                 self.discard[WILD_DRAW_FOUR] -= 1
                 self.top, self.color = self.prev_top, self.prev_color
                 self.prev_top = -1  # nothing lies under the restored card that could come back
-            self._draw(bluffer, self.pending)
+            if self.rules.caught_bluffer == "loses-turn" and self.hand_size(bluffer):
+                self.skip_turn[bluffer] += 1  # draws nothing, loses the next turn
+            else:  # draws-4, takes-back, or a loses-turn bluffer caught on their last card
+                self._draw(bluffer, self.pending)
             self.pending = 0
             self._start_turn(seat)
         else:
@@ -541,6 +558,9 @@ class ReferenceGame:
     def _close_step(self) -> StepOutcome:
         """What this step produced; also truncation, match scoring and a match's next round."""
         p, rules = self.num_players, self.rules
+        while self.phase == PLAY and self.skip_turn[self.actor]:  # a caught bluffer's lost turn
+            self.skip_turn[self.actor] -= 1
+            self.actor = self._next(self.actor)
         self.turn += 1
         outcome = StepOutcome(rewards=[0.0] * p)
         if self.phase != OVER and self.turn >= rules.max_turns:
@@ -574,7 +594,11 @@ class ReferenceGame:
             else:
                 self.scores[self.winner] += 1
         if rules.match:
-            if self.match_winner() >= 0:
+            if rules.match_rounds:  # a fixed number of rounds, truncated ones included
+                decided = self.round_index + 1 >= rules.match_rounds
+            else:
+                decided = max(self.scores) >= rules.match_target
+            if decided:
                 self.match_over = outcome.match_over = True
             else:
                 seed = int(rng.bits(self.key, rng.NEXT_ROUND, 0, 0))
@@ -584,8 +608,12 @@ class ReferenceGame:
         return outcome
 
     def match_winner(self) -> int:
-        """The match's winner, -1 while nobody has reached the target."""
-        if max(self.scores) < self.rules.match_target:
+        """The match's winner, -1 while nobody has reached the target (under
+        ``match_rounds``: until the last round is over)."""
+        if self.rules.match_rounds:
+            if not self.match_over:
+                return -1
+        elif max(self.scores) < self.rules.match_target:
             return -1
         if self.rules.scoring == "losers-add":
             return min(range(self.num_players), key=lambda s: (self.scores[s], s))

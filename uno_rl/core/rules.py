@@ -35,7 +35,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "drawn_card": ("may-play", "must-play", "may-not-play", "auto-play"),
     "draw_four_legal": ("no-current-color", "no-playable-card"),
     "bluffing": ("allowed", "forbidden"),
-    "caught_bluffer": ("draws-4", "takes-back"),
+    "caught_bluffer": ("draws-4", "takes-back", "loses-turn"),
     "stacking": ("none", "same", "any"),
     "last_card": ("any", "no-draw-four", "no-wild"),
     "first_wild_color_by": ("first-player", "dealer", "random"),
@@ -52,6 +52,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "uno_catch_prob": (0.0, 1.0),
     "uno_penalty": (1, 4),
     "match_target": (1, 100_000),
+    "match_rounds": (0, 1_000),
     "max_turns": (10, 1_000_000),
 }
 
@@ -76,13 +77,30 @@ class Rules:
         bluffing: ``allowed``: an illegal +4 is a legal move, exposed only by a challenge;
             ``forbidden``: the mask hides illegal +4s and there is no challenge.
         caught_bluffer: a challenged bluffer ``draws-4``, or ``takes-back`` the +4, draws 4 and
-            the previous top card and color are restored.
+            the previous top card and color are restored, or (``001``) ``loses-turn``: draws
+            nothing and skips their next turn. Under ``loses-turn`` the +4 and its named color
+            stand and the challenger (the victim) plays at once, as under ``draws-4``; the
+            bluffer's next turn is the next time play would start a turn with them (the play
+            phase; answering a +2/+4 in the respond phase or being passed over by a Skip is no
+            turn): that turn is passed over to the next seat along the direction of play, no
+            decision taken (so with two players the challenger plays twice). Each caught bluff
+            costs one turn; several may wait at once. A bluffer caught on their last card
+            cannot lose a turn they will not have: they draw the 4 instead (as ``draws-4``).
         stacking: ``none``; ``same`` (+2 on +2, +4 on +4); ``any`` (any draw card on any;
             a +2 on a +4 must match the named color). With stacking on, a +4 cannot be
             challenged and its legality is enforced by the mask.
         wild_cancels_draw: the victim of a +2/+4 may answer with a Wild, cancelling the draw.
         multi_play: after a number card, further cards of the same number (any color) may
             follow in the same turn; the combination may not empty the hand.
+        multi_play_actions: under ``multi_play``, Skips, Reverses and +2s combine too (same
+            symbol, any colors, the last one sets the color): n Skips skip n players (counted
+            along the table, so with two players 2 Skips give the turn to the opponent), n
+            Reverses flip the direction n times (with two players and
+            ``two_player_reverse_skips`` an odd number acts as one Skip, an even number gives
+            the turn to the opponent), n +2s give the next player 2n cards, answered as one
+            +2 of that total (accepted, stacked on with one draw card, cancelled by a Wild,
+            as section 9 says for a +2). A combination starts only in the play phase: a
+            stacked answer, a jump-in or a drawn card is one card.
         seven_zero: a 7 swaps hands with a chosen player; a 0 passes every hand one seat along
             the direction of play.
         jump_in: after a colored card is played, another player holding the identical card may
@@ -103,6 +121,10 @@ class Rules:
             the lowest total wins), ``rounds`` (first to win ``match_target`` rounds).
         match: play matches of several rounds (rounds reset automatically) instead of single rounds.
         match_target: points (or rounds, under ``scoring='rounds'``) that end a match.
+        match_rounds: 0 (off), or a match of exactly this many rounds (``000``), truncated
+            rounds included, under ``scoring='losers-add'``: the lowest total after the last
+            round wins (ties to the lower seat); reaching ``match_target`` does not end it
+            (the target only scales the scores in observations). Needs ``match=true``.
         dealer: ``random`` dealer each round, or ``rotate`` the deal clockwise in a match.
         reward: per-round reward: ``win-loss`` (+1 winner, -1/(P-1) each loser) or ``points``
             (winner +sum of losers' card points, each loser -own points). Both are zero-sum.
@@ -120,6 +142,7 @@ class Rules:
     stacking: str = "none"
     wild_cancels_draw: bool = False
     multi_play: bool = False
+    multi_play_actions: bool = False
     seven_zero: bool = False
     jump_in: bool = False
     last_card: str = "any"
@@ -133,6 +156,7 @@ class Rules:
     scoring: str = "winner-takes"
     match: bool = False
     match_target: int = 500
+    match_rounds: int = 0
     dealer: str = "random"
     reward: str = "win-loss"
     max_turns: int = 1000
@@ -150,6 +174,17 @@ class Rules:
             raise RulesError(
                 f"draw_until_playable=true contradicts drawn_card='{self.drawn_card}': "
                 "drawing until playable needs a drawn card that the player may choose to play"
+            )
+        if self.match_rounds and (not self.match or self.scoring != "losers-add"):
+            raise RulesError(
+                f"match_rounds={self.match_rounds} (a match of a fixed number of rounds) needs "
+                f"match=true and scoring='losers-add'; got match={str(self.match).lower()}, "
+                f"scoring={self.scoring!r}"
+            )
+        if self.multi_play_actions and not self.multi_play:
+            raise RulesError(
+                "multi_play_actions=true needs multi_play=true (it extends the multi-play of "
+                "numbers to Skips, Reverses and +2s)"
             )
         if self.scoring == "rounds" and self.match_target > 100:
             raise RulesError(

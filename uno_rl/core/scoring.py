@@ -15,9 +15,10 @@ import numpy as np
 
 from . import rng
 from .deal import deal
-from .phases import OVER
+from .phases import OVER, PLAY
 from .state import STAT_NAMES, State
 from .tables import POINTS
+from .views import next_seat
 
 
 @dataclasses.dataclass
@@ -63,6 +64,8 @@ def close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     rules, p = s.rules, s.rules.players
     stepped = slice(None) if games is None else games
     k = s.num_games if games is None else games.size
+    if rules.caught_bluffer == "loses-turn" and rules.challenge_enabled:
+        _lose_turns(s, np.arange(s.num_games) if games is None else games)
     turn = s.turn[stepped] + 1
     s.turn[stepped] = turn
     over = s.phase[stepped] == OVER
@@ -115,7 +118,10 @@ def close_step(s: State, games: np.ndarray | None = None) -> StepResult:
         else:
             s.scores[won, w] += 1
     if rules.match:
-        decided = s.scores[g].max(axis=1) >= rules.match_target
+        if rules.match_rounds:  # a fixed number of rounds, truncated ones included
+            decided = s.round_index[g] + 1 >= rules.match_rounds
+        else:
+            decided = s.scores[g].max(axis=1) >= rules.match_target
         s.match_over[g[decided]] = True
         result.match_over[rows[decided]] = True
         go_on = g[~decided]
@@ -129,12 +135,30 @@ def close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     return result
 
 
+def _lose_turns(s: State, g: np.ndarray) -> None:
+    """``caught_bluffer='loses-turn'``: a turn that starts (the play phase) with a seat that
+    owes a lost turn passes to the next seat along, as often as needed."""
+    for _ in range(s.rules.players):
+        g = g[s.phase[g] == PLAY]
+        seats = s.actor[g]
+        owes = s.skip_turn[g, seats] > 0
+        if not owes.any():
+            return
+        g, seats = g[owes], seats[owes]
+        s.skip_turn[g, seats] -= 1
+        s.actor[g] = next_seat(s, g, seats)
+
+
 def match_winner(state: State) -> np.ndarray:
-    """(N,) int8: each game's match winner (-1 while nobody has reached the target).
+    """(N,) int8: each game's match winner (-1 while nobody has reached the target; under
+    ``match_rounds``, until the last round is over).
 
     ``losers-add``: the lowest total wins; otherwise the highest; ties go to the lower seat.
     """
     s = state
-    decided = s.scores.max(axis=1) >= s.rules.match_target
+    if s.rules.match_rounds:
+        decided = s.match_over
+    else:
+        decided = s.scores.max(axis=1) >= s.rules.match_target
     best = s.scores.argmin(axis=1) if s.rules.scoring == "losers-add" else s.scores.argmax(axis=1)
     return np.where(decided, best, -1).astype(np.int8)

@@ -53,7 +53,9 @@ class State:
     prev_color: np.ndarray  # (N,) int8: color before the last +4 (what a challenge checks)
     draw4_player: np.ndarray  # (N,) int8: seat that played the last +4 (-1 none)
     draw4_bluff: np.ndarray  # (N,) bool: that +4 was a challengeable bluff
-    multi_rank: np.ndarray  # (N,) int8: number being multi-played (multi phase)
+    multi_rank: np.ndarray  # (N,) int8: number (or symbol) being multi-played (multi phase)
+    multi_count: np.ndarray  # (N,) int8: cards of the combination played so far (multi phase)
+    skip_turn: np.ndarray  # (N, P) int8: turns each seat is yet to lose (loses-turn bluffers)
     jump_card: np.ndarray  # (N,) int8: card a jump-in must match (jump phase)
     jump_from: np.ndarray  # (N,) int8: seat whose play opened the jump-in window
     jump_cursor: np.ndarray  # (N,) int8: seats after jump_from of the candidate asked now
@@ -117,6 +119,8 @@ class State:
             draw4_player=small(-1),
             draw4_bluff=np.zeros(n, bool),
             multi_rank=small(-1),
+            multi_count=small(),
+            skip_turn=np.zeros((n, p), np.int8),
             jump_card=small(-1),
             jump_from=small(-1),
             jump_cursor=small(),

@@ -6,7 +6,12 @@
   ``"uno_rl/uno_v1"`` is accepted too and normalized to the same id).
 * :mod:`.registration`: registers the Gymnasium envs (``uno_rl/Uno-v1``) on import.
 * :mod:`.game`: :class:`SingleGame`, one game over the core, shared by the single-game envs.
-* :mod:`.render`: the text rendering with ANSI-colored cards.
+* :mod:`.render`: the text rendering with ANSI-colored cards, and the view both renderings
+  draw from; :mod:`.frames` (with :mod:`.card_art`): the ``rgb_array`` frames (Pillow).
+* :mod:`.gym_env`, :mod:`.vector`: the Gymnasium single-agent env and the native VectorEnv;
+  :mod:`.opponents`: opponents by name.
+* :mod:`.sb3`: the Stable-Baselines3 ``VecEnv`` adapter (the ``sb3`` extra; not imported here).
+* :mod:`.state_vector`: the privileged full-state vector of ``state()``.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ from .card_art import (
     card_label,
     default_font,
 )
-from .render import TableView, table_view
+from .render import TableView, match_length, table_view
 
 __all__ = ["FRAME_HEIGHT", "FRAME_SHAPE", "FRAME_WIDTH", "card_label", "draw_view", "render_frame"]
 
@@ -193,7 +193,7 @@ def _draw_header(canvas: Image.Image, draw: ImageDraw.ImageDraw, v: TableView) -
     draw.rectangle((0, 0, FRAME_WIDTH, 36), fill=HEADER)
     text = f"{v.title}  |  {v.players} players  |  decision {v.decision}"
     if v.match_round is not None:
-        text += f"  |  round {v.match_round} of a match to {v.match_target}"
+        text += f"  |  round {v.match_round} {match_length(v)}"
     font = default_font(20)
     _text(
         canvas,

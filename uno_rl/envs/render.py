@@ -80,6 +80,7 @@ class TableView:
     decision: int  # decisions taken this round
     match_round: int | None  # 1-based round of a match (None outside a match)
     match_target: int | None  # the match's target (None outside a match)
+    match_rounds: int  # rounds of a fixed-length match (rules.match_rounds; 0: to the target)
     top: int  # kind of the top card
     color: int  # current color 0..3, -1 none yet
     direction: int  # +1 clockwise, -1 counter-clockwise
@@ -144,6 +145,7 @@ def table_view(
         decision=int(s.turn[i]),
         match_round=int(s.round_index[i]) + 1 if match else None,
         match_target=int(s.rules.match_target) if match else None,
+        match_rounds=int(s.rules.match_rounds) if match else 0,
         top=int(s.top[i]),
         color=int(s.color[i]),
         direction=1 if s.direction[i] > 0 else -1,
@@ -202,6 +204,14 @@ def render_text(
     return view_text(table_view(state, game, names, title, show_hand, viewer), color)
 
 
+def match_length(v: TableView) -> str:
+    """How long the match of ``v`` runs, after its round number: ``of a match to 500``, or
+    ``of 5 (lowest total wins)`` under ``match_rounds``."""
+    if v.match_rounds:
+        return f"of {v.match_rounds} (lowest total wins)"
+    return f"of a match to {v.match_target}"
+
+
 def view_text(view: TableView, color: bool = True) -> str:
     """The text of :func:`render_text` for a :class:`TableView`."""
     v = view
@@ -210,7 +220,7 @@ def view_text(view: TableView, color: bool = True) -> str:
     direction = "clockwise" if v.direction > 0 else "counter-clockwise"
     header = f"{v.title} | {v.players} players | decision {v.decision}"
     if v.match_round is not None:
-        header += f" | round {v.match_round} of a match to {v.match_target}"
+        header += f" | round {v.match_round} {match_length(v)}"
     lines = [
         header,
         f"top card: {color_card(v.top, color)}  color: {color_text}  "

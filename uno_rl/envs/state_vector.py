@@ -32,7 +32,8 @@ piece              offset  shape  content
 ``previous_color`` 810     4      while a +4 is on top: one-hot color before it
 ``draw4_player``   814     10     while a +4 is on top: one-hot seat that played it
 ``draw4_bluff``    824     1      while a +4 is on top: 1 if it was a bluff (challenge wins)
-``multi_rank``     825     10     multi-play phase: one-hot number being played (0 .. 9)
+``multi_rank``     825     10     multi-play phase: one-hot number being played (0 .. 9; none
+                                  for a Skip/Reverse/+2 combination: the top card's symbol)
 ``jump_card``      835     54     jump-in phase: one-hot card that may jump in
 ``scores``         889     10     match scores / ``match_target``, per seat
 ``progress``       899     1      decisions so far this round / ``max_turns``
@@ -118,6 +119,13 @@ _PROGRESS = _START["progress"]
 _DECK_POINTS = int((KIND_POINTS.astype(np.int64) * KIND_COPIES).sum())
 
 
+def _score_high(rules: Rules) -> float:
+    """The highest score / ``match_target``: below the target until the round that decides
+    the match; a match of ``match_rounds`` rounds adds at most the deck's points a round."""
+    high = (rules.match_target - 1 + _DECK_POINTS) / rules.match_target
+    return max(high, rules.match_rounds * _DECK_POINTS / rules.match_target)
+
+
 def state_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) ``(STATE_SIZE,) float32`` bounds of every state value under ``rules``.
 
@@ -134,7 +142,7 @@ def state_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     for piece in ("hand_sizes", "pending_draw", "draw_pile_size"):
         high[STATE_SLICES[piece]] = DECK_SIZE
     low[STATE_SLICES["direction"]] = -1.0
-    high[STATE_SLICES["scores"]] = (rules.match_target - 1 + _DECK_POINTS) / rules.match_target
+    high[STATE_SLICES["scores"]] = _score_high(rules)
     return low, high
 
 
@@ -173,7 +181,7 @@ def game_state(game: ScalarGame) -> np.ndarray:
         buf[_PREV_COLOR + game.prev_color] = 1
         buf[_DRAW4_PLAYER + game.draw4_player] = 1
         buf[_DRAW4_BLUFF] = int(game.draw4_bluff)
-    if phase == MULTI:
+    if phase == MULTI and game.multi_rank < 10:  # a symbol combination: see the top card
         buf[_MULTI_RANK + game.multi_rank] = 1
     if phase == JUMP:
         buf[_JUMP_CARD + game.jump_card] = 1

@@ -194,7 +194,7 @@ are 0. The draw pile is given as counts per kind, not in order.
 | `previous_color` | 810    | 4    | while a +4 is on top: one-hot color before it |
 | `draw4_player`   | 814    | 10   | while a +4 is on top: one-hot seat that played it |
 | `draw4_bluff`    | 824    | 1    | while a +4 is on top: 1 if it is a bluff |
-| `multi_rank`     | 825    | 10   | multi-play phase: one-hot number being played |
+| `multi_rank`     | 825    | 10   | multi-play phase: one-hot number being played (none for a symbol: see the top card) |
 | `jump_card`      | 835    | 54   | jump-in phase: one-hot card that may jump in |
 | `scores`         | 889    | 10   | match scores / `match_target`, per seat |
 | `progress`       | 899    | 1    | decisions so far this round / `max_turns` |
@@ -234,10 +234,11 @@ into the deck).
 | `draw_until_playable` | false, true | keep drawing until a playable card comes |
 | `draw_four_legal` | `no-current-color`, `no-playable-card` | when a +4 is legal |
 | `bluffing` | `allowed`, `forbidden` | an illegal +4 is a (challengeable) bluff, or masked |
-| `caught_bluffer` | `draws-4`, `takes-back` | what a caught bluffer does |
+| `caught_bluffer` | `draws-4`, `takes-back`, `loses-turn` | what a caught bluffer does (`loses-turn`: draws nothing, skips their next turn) |
 | `stacking` | `none`, `same`, `any` | +2 on +2 and +4 on +4, or any draw card on any |
 | `wild_cancels_draw` | false, true | a Wild answers a pending +2/+4 and cancels it |
 | `multi_play` | false, true | several cards of one number in one turn |
+| `multi_play_actions` | false, true | under `multi_play`, Skips, Reverses and +2s combine too (n Skips skip n players, n +2s give 2n) |
 | `seven_zero` | false, true | 7 swaps hands with a chosen player, 0 rotates all hands |
 | `jump_in` | false, true | the identical colored card may be played out of turn |
 | `last_card` | `any`, `no-draw-four`, `no-wild` | what may not be the last card |
@@ -248,6 +249,7 @@ into the deck).
 | `uno_forget_prob`, `uno_catch_prob`, `uno_penalty` | 0, 1, 2 | forgetting to call UNO, being caught, cards drawn |
 | `scoring` | `winner-takes`, `losers-add`, `rounds` | the three scoring schools |
 | `match`, `match_target` | false, 500 | play matches to a target (points, or rounds won) |
+| `match_rounds` | 0, 1 … 1000 | a match of exactly N rounds, lowest total wins (needs `match` and `losers-add`) |
 | `dealer` | `random`, `rotate` | dealer each round (rotation needs a match) |
 | `reward` | `win-loss`, `points` | per-round zero-sum reward |
 | `max_turns` | 1000 | decisions after which a round is truncated (a draw) |
@@ -292,7 +294,7 @@ from .classic import ClassicWrapper
 from .frames import render_frame
 from .game import SingleGame, check_action
 from .render import present, render_text
-from .state_vector import game_state, state_bounds
+from .state_vector import _score_high, game_state, state_bounds
 
 __all__ = ["ActionCheckWrapper", "env", "observation_bounds", "parallel_env", "raw_env"]
 
@@ -310,8 +312,9 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     for piece in ("pending_draw", "hand_sizes", "draw_pile_size"):
         high[SLICES[piece]] = DECK_SIZE
     # A score reaches at most target - 1 before the round that ends the match, which adds
-    # at most the deck's points (or one round won).
-    high[SLICES["scores"]] = (rules.match_target - 1 + _DECK_POINTS) / rules.match_target
+    # at most the deck's points (or one round won); under match_rounds, the deck's points
+    # a round.
+    high[SLICES["scores"]] = _score_high(rules)
     return low, high
 
 

@@ -419,7 +419,12 @@ class _Narration:
         if rules.match:
             scores = ", ".join(f"{v.who(seat)} {int(x)}" for seat, x in enumerate(s.scores[0]))
             unit = "rounds won" if rules.scoring == "rounds" else "points"
-            self.add(f"Match scores ({unit}, target {rules.match_target}): {scores}.")
+            length = (
+                f"{rules.match_rounds} rounds, lowest total wins"
+                if rules.match_rounds
+                else f"target {rules.match_target}"
+            )
+            self.add(f"Match scores ({unit}, {length}): {scores}.")
             if result.match_over[0]:
                 champion = int(engine.match_winner(s)[0])
                 self.add(self.style.bold(v.say(champion, "wins", "win", "the match!")))

@@ -12,8 +12,8 @@ and a last card that is a +2/+4 is still drawn (:func:`play_last_card`).
 Every function takes a :class:`~uno_rl.core.state.State`, ``g`` a (k,) int64 index array of
 distinct games, and (k,) int8 ``seats`` (the player of the card, or the seat answering it);
 ``kinds`` are (k,) int64 card kinds, ``rank`` their (k,) int8 ranks (:data:`.cards.KIND_RANK`),
-``count`` (k,) int64 the cards of that symbol played together (1, or more under
-``multi_play_actions``);
+``count`` (k,) int64 the cards of that symbol played together under
+``multi_play_actions`` (None otherwise: one card each);
 ``next_actor`` (k,) int8 and ``next_phase`` (k,) int8 are the hand-over being built.
 """
 
@@ -37,10 +37,13 @@ def finish_play(
     """Effects of the card that ends ``seats``' play (``count`` cards of its symbol, 1 when
     None), then hand over (maybe via jump-in)."""
     rank = KIND_RANK[kinds]
-    count = np.ones(g.size, np.int64) if count is None else count.astype(np.int64)
+    # count stays None on the common path (one card): the effects then skip the per-card
+    # arithmetic of combinations.
+    count = None if count is None or not s.rules.multi_play_actions else count.astype(np.int64)
     if s.rules.seven_zero:
         keep = _seven_zero(s, g, seats, rank)
-        g, seats, kinds, rank, count = g[keep], seats[keep], kinds[keep], rank[keep], count[keep]
+        g, seats, kinds, rank = g[keep], seats[keep], kinds[keep], rank[keep]
+        count = None if count is None else count[keep]
     if not g.size:
         return
     next_actor = next_seat(s, g, seats)
@@ -72,14 +75,14 @@ def _skip(
     seats: np.ndarray,
     kinds: np.ndarray,
     rank: np.ndarray,
-    count: np.ndarray,
+    count: np.ndarray | None,
     next_actor: np.ndarray,
     next_phase: np.ndarray,
 ) -> None:
     """n Skips: the next n players lose their turn."""
     skip = rank == SKIP_RANK
     if skip.any():
-        if s.rules.multi_play_actions:
+        if count is not None:
             steps = (1 + count[skip]) * s.direction[g[skip]]
             next_actor[skip] = (seats[skip] + steps) % s.rules.players
         else:
@@ -92,14 +95,20 @@ def _reverse(
     seats: np.ndarray,
     kinds: np.ndarray,
     rank: np.ndarray,
-    count: np.ndarray,
+    count: np.ndarray | None,
     next_actor: np.ndarray,
     next_phase: np.ndarray,
 ) -> None:
     """n Reverses turn the direction of play n times (with two players an odd number may act
     as a Skip)."""
     rev = rank == REVERSE_RANK
-    if rev.any():
+    if rev.any() and count is None:
+        s.direction[g[rev]] *= -1
+        if s.rules.players == 2 and s.rules.two_player_reverse_skips:
+            next_actor[rev] = seats[rev]
+        else:
+            next_actor[rev] = next_seat(s, g[rev], seats[rev])
+    elif rev.any():
         odd = count[rev] % 2 == 1
         s.direction[g[rev]] *= np.where(odd, -1, 1).astype(np.int8)
         next_actor[rev] = next_seat(s, g[rev], seats[rev])
@@ -113,7 +122,7 @@ def _draw_penalty(
     seats: np.ndarray,
     kinds: np.ndarray,
     rank: np.ndarray,
-    count: np.ndarray,
+    count: np.ndarray | None,
     next_actor: np.ndarray,
     next_phase: np.ndarray,
 ) -> None:
@@ -124,7 +133,8 @@ def _draw_penalty(
     draw = np.flatnonzero((rank == DRAW_TWO_RANK) | (kinds == WILD_DRAW_FOUR))
     if draw.size:
         gd, is_d4 = g[draw], kinds[draw] == WILD_DRAW_FOUR
-        s.pending[gd] += np.where(is_d4, 4, 2 * count[draw]).astype(np.int16)
+        twos = 2 if count is None else 2 * count[draw]
+        s.pending[gd] += np.where(is_d4, 4, twos).astype(np.int16)
         victim = next_actor[draw]
         respond = np.full(draw.size, rules.stacking != "none" or rules.wild_cancels_draw)
         respond |= is_d4 & rules.challenge_enabled

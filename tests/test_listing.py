@@ -10,6 +10,7 @@ from uno_rl.core import Rules, available_presets, load_rules
 from uno_rl.experiment import resolve_config_path
 from uno_rl.listing import (
     agents_main,
+    decks_main,
     experiments_main,
     list_agents,
     list_experiments,
@@ -22,7 +23,10 @@ def test_shipped_data_found_by_importlib_resources():
     for kind in resources.KINDS:
         folder = resources.shipped_dir(kind)
         assert folder.is_dir() and list(folder.glob("*.toml")), folder
-        assert folder.parts[-2:-1] == ("data",)
+        data = folder.parts.index("data")  # decks: uno_rl/data/envs/decks
+        assert (
+            folder.parts[data + 1] == "envs" if kind == "decks" else data == len(folder.parts) - 2
+        )
     assert (resources.shipped_dir("agents") / "ppo-official-2p.pt").is_file()
 
 
@@ -78,7 +82,7 @@ def test_user_agent_and_experiment(tmp_path, monkeypatch):
 
 def test_mains_print_tables(capsys, tmp_path, monkeypatch):
     for main, name in ((presets_main, "official"), (agents_main, "color-first"),
-                       (experiments_main, "strength")):  # fmt: skip
+                       (experiments_main, "strength"), (decks_main, "modern-112")):  # fmt: skip
         assert main([]) == 0
         out = capsys.readouterr().out
         assert out.splitlines()[0].split() == ["name", "source", "description"]
@@ -88,7 +92,7 @@ def test_mains_print_tables(capsys, tmp_path, monkeypatch):
 
 
 def test_mains_bad_input(capsys):
-    for main in (presets_main, agents_main, experiments_main):
+    for main in (presets_main, agents_main, experiments_main, decks_main):
         assert main(["--bogus"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and len(err.strip().splitlines()) == 1

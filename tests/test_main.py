@@ -18,7 +18,7 @@ from uno_rl.__main__ import COMMANDS, main
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = [
     "train", "evaluate", "experiment", "play", "replay", "simulate", "bench", "average",
-    "presets", "agents", "experiments",
+    "presets", "decks", "agents", "experiments",
 ]  # fmt: skip
 
 
@@ -104,13 +104,15 @@ def test_evaluate_one_agent_says_what_is_needed(capsys):
     assert "at least two" in err and "round-robin" not in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("name", ["presets", "agents", "experiments"])
+@pytest.mark.parametrize("name", ["presets", "decks", "agents", "experiments"])
 def test_listings(name, capsys):
     if not _has_listing():
         pytest.skip("uno_rl.listing is not there yet")
     assert main([name]) == 0
     text = capsys.readouterr().out
-    expected = {"presets": "official", "agents": "color-first", "experiments": "strength"}
+    expected = {
+        "presets": "official", "decks": "extreme", "agents": "color-first", "experiments": "strength"
+    }  # fmt: skip
     assert expected[name] in text
 
 

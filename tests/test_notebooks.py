@@ -49,6 +49,39 @@ def variants_quick_run(tmp_path_factory):
     return run
 
 
+@pytest.fixture(scope="module")
+def editions_quick_run(tmp_path_factory):
+    """A finished run of ``experiments/editions.toml``'s grid (every shipped deck, 2 and 4
+    players, rounds and matches) with two of its heuristics and its shipped-bot part, in few
+    rounds (about 20 s)."""
+    shipped = tomllib.loads((ROOT / "experiments" / "editions.toml").read_text())
+    grid = shipped["grid"]
+    bot = shipped["part"][1]["agents"]
+    folder = tmp_path_factory.mktemp("editions")
+    config = folder / "editions.toml"
+    lines = [
+        "seed = 0",
+        "rounds = 60",
+        "matches = 2",
+        "rating_rounds = 0",
+        "[grid]",
+        f"presets = {json.dumps(grid['presets'])}",
+        f"players = {json.dumps(grid['players'])}",
+        "[grid.switches]",
+        f"deck = {json.dumps(grid['switches']['deck'])}",
+        "[[part]]",
+        'agents = { specs = ["rule", "aggressive"], mode = "round-robin" }',
+        "[[part]]",
+        'grid = { players = [2], switches = { deck = ["classic"] } }',
+        f'agents = {{ focal = {json.dumps(bot["focal"])}, opponents = ["rule"] }}',
+    ]
+    config.write_text("\n".join(lines) + "\n")
+    runs = folder / "runs"
+    assert experiment.main([str(config), "--runs-dir", str(runs), "--no-progress"]) == 0
+    (run,) = (runs / "editions").iterdir()
+    return run
+
+
 def files(*folders: Path) -> dict[Path, tuple[int, int]]:
     """Every file below ``folders`` with its size and modification time."""
     return {
@@ -132,9 +165,20 @@ def test_bluff_notebook_shows_its_figures_on_the_quick_study(bluff_quick_run, mo
     assert figure_counts(notebook, markers) == {**markers, "": 0}
 
 
+def test_editions_notebook_shows_its_figure_on_a_quick_run(editions_quick_run, monkeypatch):
+    monkeypatch.setenv("UNO_RL_RUN", str(editions_quick_run))
+    notebook = execute("editions.ipynb", editions_quick_run)
+    shown = text(notebook)
+    assert f"run {editions_quick_run}: 5 decks x 2 player counts" in shown
+    assert "**extreme, 4 players**: best by points" in shown
+    assert "gains most against the classic deck" in shown and "ppo-official-2p" in shown
+    markers = {'ax.set_title(f"{n} players: points/round vs classic")': 1}
+    assert figure_counts(notebook, markers) == {**markers, "": 0}
+
+
 def test_shipped_notebooks_have_no_outputs_and_do_not_switch_the_backend():
     paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    assert [p.name for p in paths] == ["bluff.ipynb", "variants.ipynb"]
+    assert [p.name for p in paths] == ["bluff.ipynb", "editions.ipynb", "variants.ipynb"]
     for path in paths:
         notebook = nbformat.read(path, as_version=4)
         nbformat.validate(notebook)

@@ -90,3 +90,19 @@ def test_cli_applies_rule_overrides_and_players(capsys):
     assert result.rules.players == 3 and result.rules.stacking == "any"
     assert result.rules.uno_forget_prob == 0.5 and result.rounds == 16
     assert "players=3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("deck", ["modern-112", "swap-112", "extension", "extreme"])
+def test_simulate_plays_every_shipped_deck(deck, capsys):
+    a = simulate.simulate(players=3, games=16, rounds=40, seed=3, progress=False,
+                          overrides={"deck": deck})  # fmt: skip
+    b = simulate.simulate(players=3, games=16, rounds=40, seed=3, progress=False,
+                          overrides={"deck": deck})  # fmt: skip
+    assert a.rules.deck == deck and a.rounds == 40
+    assert int(a.wins.sum()) + a.truncated == 40
+    np.testing.assert_array_equal(a.wins, b.wins)
+    assert a.decisions == b.decisions and a.points == b.points
+    printed = simulate.main(["--players", "2", "--games", "8", "--rounds", "10", "--no-progress",
+                             "--set", f"deck={deck}"])  # fmt: skip
+    assert printed.rules.deck == deck
+    assert f"deck={deck}" in capsys.readouterr().out.splitlines()[0]

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bench": ("uno_rl.bench", "main", "throughput benchmark: decisions/s and rounds/s"),
     "average": ("uno_rl.ppo.average", "main", "average the weights of PPO policies (model soup)"),
     "presets": ("uno_rl.listing", "presets_main", "list the rule presets"),
+    "decks": ("uno_rl.listing", "decks_main", "list the decks (the later editions' cards)"),
     "agents": ("uno_rl.listing", "agents_main", "list the agents (heuristics and bots)"),
     "experiments": ("uno_rl.listing", "experiments_main", "list the experiment configs"),
 }

@@ -46,7 +46,9 @@ per step), ``rounds_per_s`` (finished rounds, truncated ones included), both the
 ``step_latency_us``, the median wall time of one step of the whole batch (at N = 1, the latency
 of one decision); ``bytes_per_game`` (``State.nbytes_per_game()``); ``vs_rlcard``, decisions/s
 as a multiple of RLCard's at the same player count; ``vs_one_env`` (maskable-ppo rows only);
-``note``.
+``deck`` (``--decks``: the core and core-obs rows run once per deck, the others on the classic
+deck) and ``vs_classic``, a deck's core row as a share of the classic deck's same row (same
+players and batch, same run); ``note``.
 
 About RLCard (checked against 1.2.0's source):
 
@@ -103,6 +105,7 @@ VECTOR_GAMES = 4096
 AGED_GAMES = 256
 COLUMNS = [
     "name",
+    "deck",
     "players",
     "batch",
     "decisions_per_s",
@@ -111,6 +114,7 @@ COLUMNS = [
     "bytes_per_game",
     "vs_rlcard",
     "vs_one_env",
+    "vs_classic",
     "note",
 ]
 
@@ -132,7 +136,7 @@ def core_stepper(state: State, rng: np.random.Generator, with_obs: bool = False)
 
 
 @functools.cache
-def aged_state(players: int, seed: int) -> State:
+def aged_state(players: int, seed: int, deck: str = "classic") -> State:
     """``AGED_GAMES`` games played for ``2 * max_turns`` steps: spread over their rounds.
 
     A fresh batch starts every game at its first decision, and random play under the official
@@ -140,10 +144,13 @@ def aged_state(players: int, seed: int) -> State:
     large batch would have ended yet and rounds/s would come out far too low. Rows start from
     copies of these games instead (cached: one ageing per player count and seed).
     """
-    rules = load_rules("official", players=players)
+    rules = load_rules("official", players=players, deck=deck)
     rng = np.random.default_rng([seed, players])
     state = engine.reset(rules, new_seeds(rng, AGED_GAMES))
-    log(f"ageing {AGED_GAMES} games of {players} players for {2 * rules.max_turns} steps")
+    log(
+        f"ageing {AGED_GAMES} games of {players} players ({deck} deck) "
+        f"for {2 * rules.max_turns} steps"
+    )
     step = core_stepper(state, rng)
     for _ in range(2 * rules.max_turns):
         step()
@@ -151,14 +158,21 @@ def aged_state(players: int, seed: int) -> State:
 
 
 def core_row(
-    players: int, batch: int, seconds: float, repeats: int, seed: int, with_obs: bool = False
+    players: int,
+    batch: int,
+    seconds: float,
+    repeats: int,
+    seed: int,
+    with_obs: bool = False,
+    deck: str = "classic",
 ) -> dict:
-    """Batched random legal play in the core engine (``core`` or ``core-obs`` row)."""
-    state = aged_state(players, seed).take(np.arange(batch) % AGED_GAMES)
+    """Batched random legal play in the core engine (``core`` or ``core-obs`` row), on ``deck``."""
+    state = aged_state(players, seed, deck).take(np.arange(batch) % AGED_GAMES)
     step = core_stepper(state, np.random.default_rng(seed), with_obs)
     timing = measure(step, seconds, repeats)
     return {
         "name": "core-obs" if with_obs else "core",
+        "deck": deck,
         "players": players,
         "batch": batch,
         **timing,
@@ -337,8 +351,10 @@ def run_bench(
     seed: int,
     evaluate_rounds: int = 1_000_000,
     train_decisions: int = 2_000_000,
+    decks: Sequence[str] = ("classic",),
 ) -> pd.DataFrame:
-    """Every requested row; returns the tidy table (one row per measurement)."""
+    """Every requested row; returns the tidy table (one row per measurement). The ``core``
+    and ``core-obs`` rows run once per deck of ``decks``, the others on the classic deck."""
     records: list[dict] = []
 
     def add(record: dict | None) -> None:
@@ -354,7 +370,9 @@ def run_bench(
         for kind in ("core", "core-obs"):
             if kind in rows:
                 for n in batches:
-                    add(core_row(p, n, seconds, repeats, seed, with_obs=kind == "core-obs"))
+                    for deck in decks:
+                        obs = kind == "core-obs"
+                        add(core_row(p, n, seconds, repeats, seed, with_obs=obs, deck=deck))
     measured: dict[int, dict] = {}  # rlcard-step rows, by the player count RLCard ran
     with_rlcard = "rlcard-step" in rows and importlib.util.find_spec("rlcard") is not None
     if "aec" in rows:
@@ -389,11 +407,21 @@ def run_bench(
                 measured[record["players"]] = record
             add(record)
 
+    for record in records:
+        record.setdefault("deck", "classic")
     table = pd.DataFrame(records, columns=COLUMNS)
     # Our decisions/s over RLCard's at the same player count (NaN where RLCard has no such row).
     rlcard_speed = table[table.name == "rlcard-step"].set_index("players")["decisions_per_s"]
     table["vs_rlcard"] = table.decisions_per_s / table.players.map(rlcard_speed).astype(float)
     table.loc[table.name.isin(["rlcard-step", "maskable-ppo"]), "vs_rlcard"] = math.nan
+    # A deck's core rows over the classic deck's at the same row, players and batch.
+    key = ["name", "players", "batch"]
+    classic = table[table.deck == "classic"].set_index(key)["decisions_per_s"]
+    same = table.set_index(key).index.map(lambda k: classic.get(k, math.nan))
+    ratio = table.decisions_per_s / np.asarray(same, float)
+    table["vs_classic"] = ratio.where(
+        table.name.isin(["core", "core-obs"]) & (table.deck != "classic")
+    )
     return table
 
 
@@ -450,6 +478,14 @@ def build_parser() -> CliParser:
     parser.add_argument(
         "--seed", type=seed_type, default=0, help="seed of every row's RNG (default 0)"
     )
+    parser.add_argument(
+        "--decks",
+        nargs="+",
+        default=["classic"],
+        metavar="DECK",
+        help="decks of the core and core-obs rows (default classic; e.g. classic extreme "
+        "extension modern-112 swap-112, or a deck file)",
+    )
     parser.add_argument("--quick", action="store_true", help="short repeats: under a minute")
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
     parser.add_argument(
@@ -471,12 +507,17 @@ def _or_default(value, default):
 
 
 def check_setup(
-    rows: Sequence[str], players: Sequence[int], train_decisions: int, seed: int
+    rows: Sequence[str],
+    players: Sequence[int],
+    train_decisions: int,
+    seed: int,
+    decks: Sequence[str] = ("classic",),
 ) -> None:
     """Build what the rows need up front, so that a bad value fails before anything is timed:
-    the rules of every player count, and the train row's config."""
+    the rules of every player count and deck, and the train row's config."""
     for p in players:
-        load_rules("official", players=p)
+        for deck in decks:
+            load_rules("official", players=p, deck=deck)
     if "train" in rows:
         train_config(train_decisions, seed, name="--train-decisions")
 
@@ -489,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     evaluate_rounds = _or_default(args.evaluate_rounds, 50_000 if args.quick else 1_000_000)
     train_decisions = _or_default(args.train_decisions, 200_000 if args.quick else 2_000_000)
     try:
-        check_setup(args.rows, args.players, train_decisions, args.seed)
+        check_setup(args.rows, args.players, train_decisions, args.seed, args.decks)
     except (AgentError, ValueError) as error:  # RulesError and TrainConfigError included
         fail(str(error))
     log(
@@ -505,6 +546,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
         args.seed,
         evaluate_rounds,
         train_decisions,
+        args.decks,
     )
 
     if args.json:
@@ -526,6 +568,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
                     "bytes_per_game": _fmt("{:,.0f}"),
                     "vs_rlcard": _fmt("{:,.1f}x"),
                     "vs_one_env": _fmt("{:,.1f}x"),
+                    "vs_classic": _fmt("{:.0%}"),
                 },
             )
         )

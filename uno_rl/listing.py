@@ -1,7 +1,8 @@
-"""The listings ``uno_rl presets``, ``uno_rl agents`` and ``uno_rl experiments``.
+"""The listings ``uno_rl presets``, ``uno_rl decks``, ``uno_rl agents`` and ``uno_rl experiments``.
 
 Each prints a table of the names it knows, one line each: the name, where it comes from
-(``user``: a folder of ``$UNO_RL_PRESETS`` / ``$UNO_RL_AGENTS`` / ``$UNO_RL_EXPERIMENTS``;
+(``user``: a folder of ``$UNO_RL_PRESETS`` / ``$UNO_RL_DECKS`` / ``$UNO_RL_AGENTS`` /
+``$UNO_RL_EXPERIMENTS``;
 ``shipped``: inside the package; ``built-in``: an agent strategy without a spec file) and the
 first sentence of its description. A user file hides a shipped file of the same name.
 """
@@ -21,7 +22,9 @@ from uno_rl.resources import Entry
 __all__ = [
     "Entry",
     "agents_main",
+    "decks_main",
     "experiments_main",
+    "list_decks",
     "list_agents",
     "list_experiments",
     "list_presets",
@@ -32,6 +35,11 @@ __all__ = [
 def list_presets() -> list[Entry]:
     """Rule presets: user folders' (``$UNO_RL_PRESETS``) first, then the shipped, by name."""
     return resources.entries("presets")
+
+
+def list_decks() -> list[Entry]:
+    """Decks: user folders' (``$UNO_RL_DECKS``) first, then the shipped, by name."""
+    return resources.entries("decks")
 
 
 def list_experiments() -> list[Entry]:
@@ -101,6 +109,11 @@ def _main(
 def presets_main(argv: Sequence[str] | None = None) -> int:
     """``uno_rl presets``: the rule presets."""
     return _main(argv, "presets", "rule presets", "UNO_RL_PRESETS", list_presets)
+
+
+def decks_main(argv: Sequence[str] | None = None) -> int:
+    """``uno_rl decks``: the decks (``--set deck=NAME``)."""
+    return _main(argv, "decks", "decks", "UNO_RL_DECKS", list_decks)
 
 
 def agents_main(argv: Sequence[str] | None = None) -> int:

@@ -5,6 +5,7 @@
     uno_rl play --opponents rule aggressive bluffer --preset seven-zero --seat 2
     uno_rl play --opponents random-playable --preset kids      # a match
     uno_rl play --opponents rule rule --set multi_play=true --no-color
+    uno_rl play --opponents rule random-playable --set deck=extreme   # RULES.md section 11
 
 You take one seat (``--seat``, default 0); every name after ``--opponents`` is an agent from
 the zoo (``uno_rl.agents``: built-in strategies, ``agents/*.toml``, shipped PPO checkpoints such
@@ -26,6 +27,12 @@ your legal actions under the phase's question ("Your turn: play a card or draw",
 drawn card?", "Challenge the +4?", "Choose a color", "Swap hands with whom?", "Jump in?",
 ...). A Wild or +4 is chosen first, its color after. A bad answer (not a number, out of
 range, empty) is explained and asked again.
+
+Any deck plays (``--set deck=NAME``: ``modern-112``, ``swap-112``, ``extension``, ``extreme``,
+or a deck file; RULES.md section 11): its cards are drawn and narrated (a Discard All and the
+cards it sheds, hits and the dispenser's presses, Downpours, shuffled and swapped hands, a
+targeted draw's victim, a Boomerang sending a draw or a Skip back) and the menus offer them
+("Whom do you target with ...?", "A Skip is coming your way: ..."); the replay records the deck.
 
 ``q``, the end of input (Ctrl-D) or Ctrl-C stop the game cleanly (exit code 0, or 130 for
 Ctrl-C); with ``--save FILE`` the game is saved as a JSON replay (:mod:`uno_rl.replays`) at
@@ -245,6 +252,10 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
         style.bold(f"UNO, {preset} rules, {rules.players} players: {describe_game(rules)}.")
     )
     human.write(f"You are seat {args.seat}. Opponents: {opponents}.")
+    if rules.deck != "classic":
+        deck = rules.deck_cards
+        extra = " with the random card dispenser" if rules.dispenser_on else ""
+        human.write(f"Deck {printable(rules.deck)} ({deck.size} cards){extra}.")
     # The seed fixes every card (opponents' hands, the draw pile): shown only when it is over.
     human.write("The seed of this game is shown when it ends.")
     human.write("Type the number of your choice and press Enter; q quits.")

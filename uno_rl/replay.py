@@ -7,7 +7,9 @@
 ``FILE`` is a JSON replay (:mod:`uno_rl.replays`), saved by ``uno_rl play --save`` or
 by the evaluator (``uno_rl evaluate ... --save-replays DIR``). It is checked and
 played again on the engine, which reproduces the game exactly from its rules, deal seed and
-actions; the recorded outcome is checked against the replayed one.
+actions; the recorded outcome is checked against the replayed one. Games on every deck
+(RULES.md section 11) replay; a deck this reader does not know, or whose cards changed since
+the game was recorded, exits with code 2 and one ``error: ...`` line.
 
 Views: ``--open`` (the default) shows every hand at every decision and every event, private
 ones included (the cards each player drew, the hand a challenge revealed, the drawn cards a
@@ -32,7 +34,6 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from uno_rl.cli import CliParser, count_type
-from uno_rl.core.actions import action_name
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.replays import Replay, ReplayError, deal, load, steps
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
@@ -91,7 +92,8 @@ def show(
     game = "a match" if rules.match else "a single round"
     # The deal seed rebuilds every hand and the draw pile: only the open view shows it.
     seed = f", deal seed {replay.seed}" if viewer is None else ""
-    write(style.bold(f"UNO replay: {rules.players} players{where}, {game}{seed}."))
+    deck = f", deck {printable(rules.deck)}" if rules.deck != "classic" else ""
+    write(style.bold(f"UNO replay: {rules.players} players{where}{deck}, {game}{seed}."))
     write("Seats: " + ", ".join(names) + ".")
     program = replay.source.get("program")
     if isinstance(program, str) and program:
@@ -110,7 +112,8 @@ def show(
             write(style.dim(header + "-" * max(4, 60 - len(header))))
             write(table_text(before, voice, style, viewer))
             if viewer is None:
-                write(style.dim(f"  action {decision.action}: {action_name(decision.action)}"))
+                name = rules.layout.action_name(decision.action)
+                write(style.dim(f"  action {decision.action}: {name}"))
         for event in events:
             write("  " + event.text)
         if pause is not None and (own or events):
@@ -133,7 +136,10 @@ def _ending(replay: Replay, voice: Voice, viewer: int | None) -> str:
         lines.append(describe_outcome(outcome, rules, voice))
     if replay.violation is not None:
         v = replay.violation
-        what = action_name(v.action) if 0 <= v.action < 77 else "out of range"
+        layout = rules.layout
+        what = (
+            layout.action_name(v.action) if 0 <= v.action < layout.num_actions else "out of range"
+        )
         # The evaluator's message lists the offender's legal actions: its hand.
         why = f": {printable(v.message)}" if viewer in (None, v.seat) else "."
         lines.append(

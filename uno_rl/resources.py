@@ -1,9 +1,9 @@
 """Where the shipped data and the user's own files are found.
 
-Three kinds of named files: rule ``presets`` (``NAME.toml`` with a ``[rules]`` table),
-``agents`` (spec files ``NAME.toml`` and their checkpoints) and ``experiments`` (configs
-``NAME.toml``). Each kind is looked up in the folders of its environment variable
-(``UNO_RL_PRESETS``, ``UNO_RL_AGENTS``, ``UNO_RL_EXPERIMENTS``; several folders separated by
+Four kinds of named files: rule ``presets`` (``NAME.toml`` with a ``[rules]`` table),
+``decks`` (``NAME.toml`` with a ``[cards]`` table, in ``envs/decks``), ``agents`` (spec files
+``NAME.toml`` and their checkpoints) and ``experiments`` (configs ``NAME.toml``). Each kind is looked up in the folders of its environment variable
+(``UNO_RL_PRESETS``, ``UNO_RL_DECKS``, ``UNO_RL_AGENTS``, ``UNO_RL_EXPERIMENTS``; several folders separated by
 :data:`os.pathsep`), first to last, and then in the folder shipped inside the package.
 
 The shipped folders are ``uno_rl/data/{envs,agents,experiments}``, found with
@@ -37,6 +37,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "presets": ("envs", "UNO_RL_PRESETS"),
     "agents": ("agents", "UNO_RL_AGENTS"),
     "experiments": ("experiments", "UNO_RL_EXPERIMENTS"),
+    "decks": ("envs/decks", "UNO_RL_DECKS"),
 }
 
 

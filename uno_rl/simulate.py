@@ -64,7 +64,8 @@ def wilson_interval(
 
 
 def policy_mask(mask: np.ndarray, policy: str) -> np.ndarray:
-    """The actions ``policy`` picks uniformly from: (N, 77) bool, a subset of ``mask``."""
+    """The actions ``policy`` picks uniformly from: (N, A) bool (A: the deck layout's
+    actions, 77 or 122), a subset of ``mask``."""
     if policy == "random":
         return mask
     if policy != "random-playable":
@@ -337,6 +338,7 @@ def main(argv: Sequence[str] | None = None) -> SimulationResult:
     print(
         f"preset={args.preset} players={args.players} games={args.games} policy={args.policy} "
         f"rounds={result.rounds} seed={args.seed}"
+        + (f" deck={result.rules.deck}" if result.rules.deck != "classic" else "")
     )
     print(f"rules: {result.rules}")
     print()

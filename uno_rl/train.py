@@ -68,8 +68,9 @@ from uno_rl.core.rules import Rules, RulesError, load_rules
 from uno_rl.eval.backends import BackendError
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load_train_config
+from uno_rl.ppo.inputs import NetworkInputs
 from uno_rl.ppo.logger import RunLogger
-from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale, use_bf16
+from uno_rl.ppo.network import PolicyNetwork, use_bf16
 from uno_rl.ppo.report import (
     eval_metrics,
     evaluate_policy,
@@ -113,6 +114,15 @@ def training_rules(config: TrainConfig) -> Rules:
             "(add switches match=true)"
         )
     return rules
+
+
+def network_inputs(config: TrainConfig, rules: Rules) -> NetworkInputs:
+    """What the run's network reads and outputs: ``config.features`` in the layout of the
+    rules' deck (a piece that layout lacks names the field and the deck)."""
+    try:
+        return NetworkInputs.of_rules(config.features, rules)
+    except ValueError as error:
+        raise TrainConfigError(f"features: {error} (deck {rules.deck!r})") from None
 
 
 def _shown(value: float | None) -> float:
@@ -170,17 +180,15 @@ def train(
     zoo = [make_agent(spec, rules) for spec in config.zoo]
     for spec in config.eval_agents:
         make_agent(spec, rules)
-    columns = feature_columns(config.features)
+    inputs = network_inputs(config, rules)
     torch.manual_seed(config.seed)  # network initialisation
-    scale = input_scale(config.features)
     bf16 = use_bf16(config.precision, device)
-    network = PolicyNetwork(len(columns), config.hidden, scale, bf16).to(device)
+    network = inputs.network(config.hidden, trunk_bf16=bf16).to(device)
     if config.init_from and not resume:
-        initial_weights(config, network)
+        initial_weights(config, network, inputs)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = [
-        PolicyNetwork(len(columns), config.hidden, scale, bf16).to(device)
-        for _ in range(config.pool_size)
+        inputs.network(config.hidden, trunk_bf16=bf16).to(device) for _ in range(config.pool_size)
     ]
     # Minibatch shuffling (and, on the local backend, the learner's action sampling).
     generator = torch.Generator().manual_seed(config.seed)
@@ -189,7 +197,7 @@ def train(
     data = None
     where = run / "checkpoint.pt"
     if resume:
-        data = load_resume(run, config)
+        data = load_resume(run, config, inputs)
         restore_learner(data, where, network, optimizer, pool, generator)
         pool_filled, pool_next = data["pool_filled"], data["pool_next"]
         start_update, decisions, rounds = data["update"], data["decisions"], data["rounds"]
@@ -229,11 +237,7 @@ def train(
             run / "checkpoint.pt",
             {
                 "config": config.to_dict(),
-                "network": {
-                    "features": list(config.features),
-                    "hidden": list(config.hidden),
-                    "scaled": True,
-                },
+                "network": inputs.spec(config.hidden),
                 "backend": {"name": config.backend, "workers": config.workers},
                 "model": network.state_dict(),
                 "optimizer": optimizer.state_dict(),
@@ -258,11 +262,7 @@ def train(
         save_checkpoint(
             path,
             {
-                "network": {
-                    "features": list(config.features),
-                    "hidden": list(config.hidden),
-                    "scaled": True,
-                },
+                "network": inputs.spec(config.hidden),
                 "model": network.state_dict(),
                 "config": config.to_dict(),
             },

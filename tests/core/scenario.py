@@ -30,22 +30,16 @@ from uno_rl.core.actions import (
     CHALLENGE,
     CHOOSE_COLOR,
     DRAW,
-    NUM_ACTIONS,
     PASS,
     PLAY_DRAW_FOUR,
     PLAY_WILD,
     TARGET,
-    action_name,
 )
 from uno_rl.core.cards import (
     COLOR_NAMES,
-    KIND_COLOR,
-    KIND_COPIES,
-    NUM_KINDS,
-    card_name,
-    parse_card,
 )
 from uno_rl.core.convert import states_equal, to_state
+from uno_rl.core.layout import EXTENDED
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import PHASE_NAMES, PLAY
 from uno_rl.core.reference import ReferenceGame, StepOutcome
@@ -72,8 +66,9 @@ def rules(preset: str = "official", **overrides) -> Rules:
 
 
 def card(name: str | int) -> int:
-    """Kind of a card name (ints pass through)."""
-    return int(name) if isinstance(name, int | np.integer) else parse_card(name)
+    """Kind of a card name (ints pass through); the extended layout's names too
+    (``"wild shuffle hands"``: kinds 0 .. 53 are the classic cards in both layouts)."""
+    return int(name) if isinstance(name, int | np.integer) else EXTENDED.parse_card(name)
 
 
 def cards(names: Iterable[str | int]) -> list[int]:
@@ -101,20 +96,22 @@ def act(action: str | int) -> int:
         return CHOOSE_COLOR + COLOR_NAMES.index(parts[1])
     if len(parts) == 2 and parts[0] == "target" and parts[1].isdigit():
         return TARGET + int(parts[1]) - 1
-    kind = parse_card(text)
-    if kind >= 52:
+    if parts and parts[-1] in COLOR_NAMES:  # a section-11 wild: '<card> <color>'
+        return EXTENDED.parse_action(f"{' '.join(parts[:-1])} naming {parts[-1]}")
+    kind = EXTENDED.parse_card(text)
+    if EXTENDED.names_color[kind]:
         raise ValueError(f"playing {text!r} needs a color: write e.g. '{text} red'")
-    return kind
+    return int(EXTENDED.first_action[kind])
 
 
 def hand_of(game: ReferenceGame, seat: int) -> Counter:
     """The hand of ``seat`` as a Counter of card names (easy to compare in asserts)."""
-    return Counter({card_name(k): n for k, n in enumerate(game.hands[seat]) if n})
+    return Counter({game.layout.card_name(k): n for k, n in enumerate(game.hands[seat]) if n})
 
 
 def count_cards(game: ReferenceGame) -> list[int]:
     """Copies of each kind over hands, draw pile and discard pile (the deck: ``KIND_COPIES``)."""
-    counts = [0] * NUM_KINDS
+    counts = [0] * game.layout.num_kinds
     for hand in game.hands:
         for k, n in enumerate(hand):
             counts[k] += n
@@ -164,8 +161,8 @@ def build(
         fields: any further ReferenceGame attribute to set (``pending``, ``turn``...).
     """
     game = ReferenceGame(rules, seed)
-    p = rules.players
-    game.hands = [[0] * NUM_KINDS for _ in range(p)]
+    p, kinds, copies = rules.players, rules.layout.num_kinds, rules.deck_cards.copies
+    game.hands = [[0] * kinds for _ in range(p)]
     for seat, names in hands.items():
         if not 0 <= seat < p:
             raise ValueError(f"seat {seat} out of range for {p} players")
@@ -173,7 +170,7 @@ def build(
             game.hands[seat][k] += 1
     top_kind = card(top)
     game.top = top_kind
-    game.discard = [0] * NUM_KINDS
+    game.discard = [0] * kinds
     game.discard[top_kind] += 1
     for k in cards(discard):
         game.discard[k] += 1
@@ -184,10 +181,10 @@ def build(
             used[k] += n
     for k, n in enumerate(game.discard):
         used[k] += n
-    over = [card_name(k) for k in used if used[k] > KIND_COPIES[k]]
+    over = [rules.layout.card_name(k) for k in used if used[k] > copies[k]]
     if over and not extra_copies:
         raise ValueError(f"more copies than the deck holds of: {', '.join(over)}")
-    missing = [k for k in range(NUM_KINDS) for _ in range(int(KIND_COPIES[k]) - used[k])]
+    missing = [k for k in range(kinds) for _ in range(int(copies[k]) - used[k])]
     filler: list[int] = []
     if rest == "pile":
         order = np.random.default_rng(seed).permutation(len(missing))
@@ -203,9 +200,9 @@ def build(
     game.pile = filler + explicit_pile
 
     if color is None:
-        if top_kind >= 52:
+        if rules.layout.kind_color[top_kind] < 0:
             raise ValueError("a wild top card needs an explicit color")
-        game.color = int(KIND_COLOR[top_kind])
+        game.color = int(rules.layout.kind_color[top_kind])
     else:
         game.color = COLOR_NAMES.index(color) if isinstance(color, str) else int(color)
     game.actor, game.phase, game.direction = actor, phase, direction
@@ -218,8 +215,11 @@ def build(
     game.skip_turn = [0] * p
     game.jump_card, game.jump_from, game.jump_cursor = -1, -1, 0
     game.resume_actor, game.resume_phase = -1, PLAY
-    game.revealed = [0] * NUM_KINDS
+    game.revealed = [0] * kinds
     game.reveal_viewer, game.reveal_target = -1, -1
+    game.presses, game.press_index, game.shuffled = 0, 0, False
+    game.swap_seats = [-1, -1]
+    game.swap_given = [[0] * kinds, [0] * kinds] if rules.layout.name != "classic" else [[], []]
     game.turn, game.reshuffles = 0, 0
     game.winner, game.truncated, game.match_over = -1, False, False
     game.round_index = 0
@@ -246,11 +246,12 @@ class Run:
 
     def legal(self) -> list[str]:
         """Names of the legal actions now (reference), for readable asserts."""
-        return [action_name(a) for a in self.game.legal_actions()]
+        return [self.game.layout.action_name(a) for a in self.game.legal_actions()]
 
 
 def _describe(game: ReferenceGame) -> str:
-    return f"seat {game.actor} in phase {PHASE_NAMES[game.phase]}, top {card_name(game.top)}"
+    top = game.layout.card_name(game.top)
+    return f"seat {game.actor} in phase {PHASE_NAMES[game.phase]}, top {top}"
 
 
 def _check_agree(game: ReferenceGame, state: State, where: str, complete: bool) -> None:
@@ -258,17 +259,17 @@ def _check_agree(game: ReferenceGame, state: State, where: str, complete: bool) 
     legal_eng = np.flatnonzero(engine.legal_mask(state)[0]).tolist()
     assert legal_ref == legal_eng, (
         f"{where}: legal actions differ ({_describe(game)}):\n"
-        f"  reference {[action_name(a) for a in legal_ref]}\n"
-        f"  engine    {[action_name(a) for a in legal_eng]}"
+        f"  reference {[game.layout.action_name(a) for a in legal_ref]}\n"
+        f"  engine    {[game.layout.action_name(a) for a in legal_eng]}"
     )
     if complete:
-        counts = count_cards(game)
-        assert counts == KIND_COPIES.tolist(), (
-            f"{where}: the reference no longer holds the 108 cards: "
+        counts, copies = count_cards(game), game.rules.deck_cards.copies
+        assert counts == copies.tolist(), (
+            f"{where}: the reference no longer holds the deck's cards: "
             + ", ".join(
-                f"{card_name(k)} x{counts[k]} (deck {KIND_COPIES[k]})"
-                for k in range(NUM_KINDS)
-                if counts[k] != KIND_COPIES[k]
+                f"{game.layout.card_name(k)} x{counts[k]} (deck {copies[k]})"
+                for k in range(len(counts))
+                if counts[k] != copies[k]
             )
         )
     diffs = states_equal(state, 0, game)
@@ -310,19 +311,20 @@ def run_both(
     after every action that no card appeared or vanished.
     """
     if check_cards is None:
-        check_cards = count_cards(game) == KIND_COPIES.tolist()
+        check_cards = count_cards(game) == game.rules.deck_cards.copies.tolist()
     state = to_state([game])
     _check_agree(game, state, "before any action", check_cards)
     run = Run(game, state, [], [])
     for i, action in enumerate(actions):
         a = act(action)
-        if not 0 <= a < NUM_ACTIONS:
+        names = game.layout.action_name
+        if not 0 <= a < game.layout.num_actions:
             raise ValueError(f"no action {a}")
-        where = f"after action {i} ({action_name(a)})"
+        where = f"after action {i} ({names(a)})"
         legal = game.legal_actions()
         assert a in legal, (
-            f"action {i} ({action_name(a)}) is illegal for {_describe(game)}; legal: "
-            f"{[action_name(x) for x in legal]}"
+            f"action {i} ({names(a)}) is illegal for {_describe(game)}; legal: "
+            f"{[names(x) for x in legal]}"
         )
         out = game.step(a)
         res = engine.step(state, np.array([a]))

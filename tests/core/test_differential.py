@@ -14,6 +14,7 @@ still taken, which the tests check.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from uno_rl.core.actions import (
     action_name,
 )
 from uno_rl.core.convert import states_equal, to_reference, to_state
+from uno_rl.core.layout import EXTENDED
 from uno_rl.core.observe_layout import PIECES, SLICES
 from uno_rl.core.phases import (
     COLOR,
@@ -51,6 +53,12 @@ from uno_rl.core.rules import CHOICES, Rules, RulesError, available_presets, loa
 from uno_rl.core.state import STAT_NAMES, State
 
 PLAY_PROB = 0.9
+DECKS = Path(__file__).parent / "decks"
+#: The decks the Hypothesis sweep draws from: the shipped playable ones and a test deck.
+HYPOTHESIS_DECKS = (
+    "classic", "classic", "modern-112", "swap-112", "extension", "extreme",
+    str(DECKS / "chaos.toml"), str(DECKS / "everything.toml"),
+)  # fmt: skip
 _OUTCOME_STATS = STAT_NAMES
 
 # ------------------------------------------------------------------- helpers
@@ -65,6 +73,8 @@ def prefer_play(mask: np.ndarray, gen: np.random.Generator) -> np.ndarray:
 
 
 def action_kind(action: int) -> str:
+    if action >= NUM_ACTIONS:  # the extended layout's plays of section-11 cards
+        return "new-wild" if EXTENDED.action_color[action] >= 0 else "new-play"
     if action < PLAY_WILD:
         return "play"
     if action < PLAY_DRAW_FOUR:
@@ -473,6 +483,37 @@ SWITCH_COMBOS: list[dict] = [
     ),
     dict(multi_play=True, multi_play_actions=True, caught_bluffer="loses-turn", players=6),
     dict(match=True, scoring="losers-add", match_rounds=3),
+    # RULES.md section 11: decks as data and the switches of their cards
+    dict(deck=f"{DECKS}/no-zeros.toml", stacking="any", players=4),
+    dict(deck=f"{DECKS}/chaos.toml", players=3, hand_size=3, jump_in=True, seven_zero=True),
+    dict(
+        deck=f"{DECKS}/chaos.toml",
+        customizable_as="wild-shuffle-hands",
+        downpour_includes_self=True,
+        swap_excludes_uno=False,
+        multi_play=True,
+        caught_bluffer="takes-back",
+        players=4,
+    ),
+    dict(deck="modern-112", customizable_as="downpour+1", uno_forget_prob=0.5, last_card="no-wild"),
+    dict(deck="swap-112", customizable_as="wild-swap-hands", players=6, hand_size=3),
+    dict(deck="modern-112", customizable_as="downpour+2", match=True, max_turns=80),
+    dict(deck="extreme", players=3, discard_all_may_go_out=False, uno_forget_prob=0.5),
+    dict(deck="extreme", dispenser="off", jump_in=True, players=4),
+    dict(deck="modern-112", dispenser="on", customizable_as="wild-hit-fire"),
+    dict(
+        deck="extreme",
+        dispenser_hazard=[0.354, 1.0],
+        dispenser_count=[0.25, 0.25, 0.5],
+        first_wild_color_by="random",
+    ),
+    dict(deck="modern-112", customizable_as="wild-all-hit", players=5, multi_play=True),
+    dict(deck="extension", caught_bluffer="takes-back", players=3),
+    dict(deck="extension", stacking="any", jump_in=True, players=5),
+    dict(deck="extension", caught_bluffer="loses-turn", wild_cancels_draw=True, jump_in=True),
+    dict(deck="extension", multi_play=True, multi_play_actions=True, bluffing="forbidden"),
+    dict(deck=f"{DECKS}/everything.toml", players=4, max_turns=200, seven_zero=True),
+    dict(deck=f"{DECKS}/everything.toml", dispenser="off", hand_size=3, max_turns=200),
     dict(
         match=True, scoring="losers-add", match_rounds=2, match_target=50, max_turns=40, players=3
     ),
@@ -485,7 +526,7 @@ def test_switch_combos_cover_every_value():
     seen: dict[str, set] = {}
     for combo in SWITCH_COMBOS:
         for key, value in combo.items():
-            seen.setdefault(key, set()).add(value)
+            seen.setdefault(key, set()).add(tuple(value) if isinstance(value, list) else value)
     for field in dataclasses.fields(Rules):
         if field.name in CHOICES:
             wanted = set(CHOICES[field.name]) - {field.default}
@@ -533,6 +574,8 @@ def test_actions_are_all_named():
         "target",
         "color",
     }
+    extended = {action_kind(a) for a in range(NUM_ACTIONS, EXTENDED.num_actions)}
+    assert extended == {"new-play", "new-wild"}
 
 
 # ---------------------------------------------------------------- hypothesis
@@ -547,6 +590,7 @@ def rule_sets(draw) -> Rules:
             values[field.name] = draw(st.sampled_from(CHOICES[field.name]))
         elif isinstance(field.default, bool):
             values[field.name] = draw(st.booleans())
+    values["deck"] = draw(st.sampled_from(HYPOTHESIS_DECKS))
     values["players"] = draw(st.integers(2, 10))
     values["hand_size"] = draw(st.integers(1, min(20, 99 // values["players"])))
     values["uno_forget_prob"] = draw(st.sampled_from([0.0, 0.3, 1.0]))
@@ -619,7 +663,8 @@ def test_convert_round_trip():
 
 
 def test_state_comparison_notices_every_field():
-    rules = load_rules("official", players=3)
+    # The extended layout: every field holds something (the classic's swap_given is empty).
+    rules = load_rules("official", players=3, deck="modern-112")
     state = engine.reset(rules, np.arange(4, dtype=np.uint64) + 17)
     refs = [to_reference(state, i) for i in range(4)]
     for name in state.arrays():

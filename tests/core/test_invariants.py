@@ -16,6 +16,7 @@ the whole switch space (contradictory combinations are rejected), seeds and acti
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,8 +28,6 @@ from uno_rl.core.actions import DRAW
 from uno_rl.core.cards import (
     CANONICAL_DECK,
     DECK_SIZE,
-    KIND_COPIES,
-    KIND_POINTS,
     NUM_KINDS,
     WILD_DRAW_FOUR,
 )
@@ -38,6 +37,13 @@ from uno_rl.core.state import State
 
 ALL_PLAYERS = range(2, 11)
 
+
+DECK_DIR = Path(__file__).parent / "decks"
+#: The decks the Hypothesis runs draw from (the classic most often).
+HYPOTHESIS_DECKS = (
+    "classic", "classic", "modern-112", "swap-112", "extension", "extreme",
+    str(DECK_DIR / "chaos.toml"), str(DECK_DIR / "everything.toml"),
+)  # fmt: skip
 
 # ------------------------------------------------------------------- helpers
 
@@ -51,24 +57,23 @@ def prefer_play(mask: np.ndarray, gen: np.random.Generator, play_prob: float = 0
 
 
 def card_counts(state: State) -> np.ndarray:
-    """(N, 54) cards of each kind in hands + draw pile + discard pile."""
-    n = state.num_games
-    lanes = np.arange(DECK_SIZE)[None, :] < state.pile_size[:, None]
-    flat = (np.arange(n)[:, None] * NUM_KINDS + state.pile.astype(np.int64))[lanes]
-    pile = np.bincount(flat, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS)
+    """(N, K) cards of each kind in hands + draw pile + discard pile."""
+    n, kinds, width = state.num_games, state.hands.shape[2], state.pile.shape[1]
+    lanes = np.arange(width)[None, :] < state.pile_size[:, None]
+    flat = (np.arange(n)[:, None] * kinds + state.pile.astype(np.int64))[lanes]
+    pile = np.bincount(flat, minlength=n * kinds).reshape(n, kinds)
     return state.hands.astype(np.int64).sum(axis=1) + pile + state.discard
 
 
 def check_state(state: State) -> None:
     """Invariants of a state on its own."""
     n, p = state.num_games, state.rules.players
-    counts = card_counts(state)
-    bad = np.flatnonzero((counts != KIND_COPIES[None, :]).any(axis=1))
+    counts, copies = card_counts(state), state.rules.deck_cards.copies
+    bad = np.flatnonzero((counts != copies[None, :]).any(axis=1))
     if bad.size:
         i = int(bad[0])
         wrong = {
-            int(k): (int(counts[i, k]), int(KIND_COPIES[k]))
-            for k in np.flatnonzero(counts[i] != KIND_COPIES)
+            int(k): (int(counts[i, k]), int(copies[k])) for k in np.flatnonzero(counts[i] != copies)
         }
         raise AssertionError(
             f"game {i} (seed {int(state.key[i])}, turn {int(state.turn[i])}): cards not conserved, "
@@ -76,9 +81,11 @@ def check_state(state: State) -> None:
         )
     assert (state.hands >= 0).all() and (state.discard >= 0).all()
     assert np.array_equal(state.hand_size, state.hands.astype(np.int64).sum(axis=2))
-    assert ((state.pile_size >= 0) & (state.pile_size <= DECK_SIZE)).all()
-    lanes = np.arange(DECK_SIZE)[None, :] < state.pile_size[:, None]
-    assert ((state.pile >= 0) & (state.pile < NUM_KINDS))[lanes].all()
+    width = state.pile.shape[1]
+    assert width == state.rules.deck_cards.size
+    assert ((state.pile_size >= 0) & (state.pile_size <= width)).all()
+    lanes = np.arange(width)[None, :] < state.pile_size[:, None]
+    assert ((state.pile >= 0) & (state.pile < state.hands.shape[2]))[lanes].all()
     assert (state.discard[np.arange(n), state.top] >= 1).all(), (
         "the top card must be in the discard pile"
     )
@@ -133,7 +140,9 @@ def check_result(before: State, state: State, result: engine.StepResult) -> None
         kept = w[result.match_over[w]] if rules.match else w
         if kept.size:
             assert (state.hand_size[kept, result.winner[kept]] == 0).all()
-            points = (state.hands[kept].astype(np.int64) * KIND_POINTS).sum(axis=(1, 2))
+            points = (state.hands[kept].astype(np.int64) * rules.layout.kind_points).sum(
+                axis=(1, 2)
+            )
             assert np.array_equal(points, result.points[kept])
     for name in ("draw4_plays", "bluffs", "challenges", "challenges_won"):
         values = getattr(result, name)
@@ -208,6 +217,28 @@ def test_invariants_sweep(preset, players):
 
     rounds = 0
     for _, result, _ in play(rules, seeds, 300, gen, choose=choose):
+        rounds += int(result.round_over.sum())
+    assert rounds >= 20
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6, 10])
+@pytest.mark.parametrize(
+    "deck",
+    ["modern-112", "swap-112", str(DECK_DIR / "chaos.toml"), str(DECK_DIR / "no-zeros.toml")],
+)
+def test_invariants_sweep_decks(deck, players):
+    """Every card of each deck accounted for, masks never empty, zero-sum rewards."""
+    hand_size = 7 if players < 6 else 3  # the chaos deck's rounds are long at big tables
+    rules = load_rules("official", players=players, deck=deck, hand_size=hand_size)
+    gen = np.random.default_rng(players * 7 + len(deck))
+    seeds = gen.integers(0, 2**63 - 1, size=64, dtype=np.int64)
+
+    def choose(mask, t):
+        return prefer_play(mask, gen, 0.8)
+
+    steps = 1500 if "chaos" in deck and players >= 6 else 300  # everyone draws: long rounds
+    rounds = 0
+    for _, result, _ in play(rules, seeds, steps, gen, choose=choose):
         rounds += int(result.round_over.sum())
     assert rounds >= 20
 
@@ -287,6 +318,7 @@ def _rule_values(draw) -> dict:
             values[name] = draw(st.sampled_from(CHOICES[name]))
         elif isinstance(field.default, bool):
             values[name] = draw(st.booleans())
+    values["deck"] = draw(st.sampled_from(HYPOTHESIS_DECKS))
     values["players"] = draw(st.integers(2, 10))
     values["hand_size"] = draw(st.integers(1, 99 // values["players"]).filter(lambda h: h <= 20))
     values["uno_forget_prob"] = draw(st.sampled_from([0.0, 0.0, 0.25, 1.0]))

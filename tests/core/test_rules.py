@@ -77,13 +77,13 @@ def test_every_switch_has_an_official_default():
         if field.name in CHOICES:
             assert CHOICES[field.name][0] == field.default, field.name
             assert len(set(CHOICES[field.name])) == len(CHOICES[field.name])
-        elif isinstance(field.default, bool):
+        elif isinstance(field.default, bool) or field.name in OTHER_FIELDS:
             pass
         else:
             low, high = RANGES[field.name]
             assert low <= field.default <= high, field.name
     described = set(CHOICES) | set(RANGES)
-    assert described | {
+    assert described | OTHER_FIELDS | {
         f.name for f in dataclasses.fields(Rules) if isinstance(f.default, bool)
     } == set(FIELDS)
     assert set(CHOICES).isdisjoint(RANGES)
@@ -126,11 +126,19 @@ def test_to_dict_from_dict_round_trip(name):
     assert Rules.from_dict(json.loads(json.dumps(values))) == rules
 
 
+#: Fields neither a choice nor a range: the deck (a name or path) and the dispenser's tables.
+OTHER_FIELDS = {"deck", "dispenser_hazard", "dispenser_count"}
+
+
 @st.composite
 def rule_dicts(draw):
     values = {}
     for field in dataclasses.fields(Rules):
-        if field.name in CHOICES:
+        if field.name == "deck":
+            values[field.name] = draw(st.sampled_from(["classic", "modern-112", "swap-112"]))
+        elif field.name in ("dispenser_hazard", "dispenser_count"):
+            values[field.name] = list(field.default)
+        elif field.name in CHOICES:
             values[field.name] = draw(st.sampled_from(CHOICES[field.name]))
         elif isinstance(field.default, bool):
             values[field.name] = draw(st.booleans())

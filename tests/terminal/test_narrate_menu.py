@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,7 @@ from uno_rl.terminal.narrate import Voice, narrate, narrate_deal
 from uno_rl.terminal.style import Style
 from uno_rl.terminal.table import seat_names, table_text
 
+DECKS = Path(__file__).parents[1] / "core" / "decks"
 VARIANTS = [
     ("official", {"players": 2}),
     ("party", {"players": 4}),
@@ -35,6 +38,14 @@ VARIANTS = [
             "match_rounds": 2,
         },
     ),
+]
+FIXED_LENGTH_MATCH = VARIANTS[-1]
+VARIANTS += [  # the decks of RULES.md section 11
+    ("official", {"players": 3, "deck": "extreme"}),
+    ("official", {"players": 4, "deck": "extension"}),
+    ("official", {"players": 3, "deck": "modern-112"}),
+    ("seven-zero", {"players": 3, "deck": "swap-112"}),
+    ("official", {"players": 3, "deck": str(DECKS / "everything.toml")}),
 ]
 PLAIN = Style(color=False)
 
@@ -153,7 +164,7 @@ def test_menus_ask_the_phase_question():
 
 
 def test_a_fixed_length_match_says_its_length():
-    preset, overrides = VARIANTS[-1]
+    preset, overrides = FIXED_LENGTH_MATCH
     told = []
     for replay in games(preset, overrides, count=2):
         voice = Voice(seat_names(replay.seats))

@@ -7,7 +7,10 @@ An agent plays N games at once::
 
 ``observations`` are each acting seat's own view (:func:`uno_rl.core.observe.observe`),
 ``masks`` the legal actions, ``rng`` an explicit ``numpy.random.Generator``; the result is one
-legal action per game (int64). There is no per-game Python loop anywhere in an agent.
+legal action per game (int64). There is no per-game Python loop anywhere in an agent. The
+widths are those of the rules' deck layout (``rules.layout``): 349 values and 77 actions in
+the classic layout, 616 values and 122 actions in the extended one (decks with the cards of
+RULES.md section 11, :mod:`uno_rl.core.layout`).
 
 Agents that remember what they saw keep a per-game *memory*: a dict of arrays whose first axis
 is a game slot, made by :meth:`Agent.new_memory` (one per seat the agent plays), cleared for new
@@ -184,13 +187,33 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def check_batch(observations: np.ndarray | None, masks: np.ndarray, needs_obs: bool) -> int:
-    """The batch size k, after checking shapes; a clear error otherwise."""
+def check_batch(
+    observations: np.ndarray | None,
+    masks: np.ndarray,
+    needs_obs: bool,
+    rules: Rules | None = None,
+) -> int:
+    """The batch size k, after checking shapes; a clear error otherwise.
+
+    With ``rules``, masks must have that deck's action count (77 in the classic layout, 122 in
+    the extended one) and observations its observation width (349 or 616); without, the
+    classic layout's.
+    """
+    layout = rules.layout if rules is not None else None
+    actions = layout.num_actions if layout is not None else NUM_ACTIONS
     masks = np.asarray(masks)
-    if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS or masks.dtype != bool:
+    if masks.ndim != 2 or masks.shape[1] != actions or masks.dtype != bool:
         raise ValueError(
-            f"masks must be a (k, {NUM_ACTIONS}) bool array, got {masks.dtype} {masks.shape}"
+            f"masks must be a (k, {actions}) bool array, got {masks.dtype} {masks.shape}"
         )
     if needs_obs and (observations is None or len(observations) != masks.shape[0]):
         raise ValueError("observations must have one row per mask row")
+    if layout is not None and observations is not None:
+        width = np.shape(observations)[1] if np.ndim(observations) == 2 else None
+        if width != layout.obs_size:
+            raise ValueError(
+                f"observations must have {layout.obs_size} values per row (the "
+                f"{layout.name} layout of deck {rules.deck!r}), got shape "
+                f"{np.shape(observations)}"
+            )
     return masks.shape[0]

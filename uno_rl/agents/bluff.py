@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_rl.core.cards import KIND_COLOR, KIND_COPIES, WILD
+from uno_rl.core.cards import KIND_COPIES
 from uno_rl.core.rules import Rules
 
 __all__ = [
@@ -71,16 +71,19 @@ def challenge_break_even(rules: Rules, objective: str = "own-cards", pending: in
 
 
 def bluff_kinds(rules: Rules, previous_color: np.ndarray) -> np.ndarray:
-    """(k, 54) bool: kinds whose presence in the +4 player's hand made the +4 a bluff.
+    """(k, K) bool: kinds whose presence in the +4 player's hand made the +4 a bluff.
 
-    ``no-current-color``: the colored kinds of ``previous_color``. ``no-playable-card``: those
-    and the Wild (a card matching the previous top card's symbol is not counted: the
-    observation does not carry that symbol, so this is a lower bound of the bluff set).
+    K is the rules' layout's kind count (54 classic, 75 extended). ``no-current-color``: the
+    colored kinds of ``previous_color``. ``no-playable-card``: those and the kinds playable on
+    anything (the Wild; in the extended layout every wild but the +4s). A card matching the
+    previous top card's symbol is not counted: the observation does not carry that symbol,
+    so this is a lower bound of the bluff set. The same holds for a Targeted +4.
     """
+    layout = rules.layout
     previous_color = np.asarray(previous_color, np.int64)
-    kinds = KIND_COLOR[None, :] == previous_color[:, None]
+    kinds = layout.kind_color[None, :] == previous_color[:, None]
     if rules.draw_four_legal == "no-playable-card":
-        kinds[:, WILD] = True
+        kinds[:, layout.always_playable] = True
     return kinds
 
 
@@ -109,7 +112,20 @@ def bluff_probability(
     return 1.0 - none
 
 
-def unseen_counts(own_hand: np.ndarray, discard: np.ndarray) -> np.ndarray:
-    """(k, 54) float64: copies of each kind the observer has not seen (deck - hand - discard)."""
-    unseen = KIND_COPIES[None, :].astype(np.float64) - own_hand - discard
+def unseen_counts(
+    own_hand: np.ndarray, discard: np.ndarray, copies: np.ndarray | None = None
+) -> np.ndarray:
+    """(k, K) float64: copies of each kind the observer has not seen (deck - hand - discard).
+
+    ``copies`` (K,) is the deck (``rules.deck_cards.copies``); the default is the classic
+    108-card deck (K = 54).
+    """
+    deck = KIND_COPIES if copies is None else np.asarray(copies)
+    own_hand = np.asarray(own_hand)
+    if own_hand.shape[-1] != deck.shape[0] or np.shape(discard)[-1] != deck.shape[0]:
+        raise ValueError(
+            f"own_hand and discard must have one column per deck kind ({deck.shape[0]}), got "
+            f"{own_hand.shape} and {np.shape(discard)}"
+        )
+    unseen = deck[None, :].astype(np.float64) - own_hand - discard
     return np.maximum(unseen, 0.0)

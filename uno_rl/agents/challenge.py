@@ -19,6 +19,12 @@ then a uniform sample of them. With a memory it also uses colors passed on: when
 player answered a color the agent left by drawing one card and keeping it, they held no card
 of that color then (assuming they play when they can), so only the cards they drew since can
 be of it. The bluff probability is computed over those cards instead of the whole hand.
+
+New cards (RULES.md section 11, extended layout): a Targeted +4 is challenged like a +4
+(only its victim is asked; ``draw4_player`` names its player). The unseen cards are counted
+against the rules' deck (``rules.deck_cards``), and the memory forgets what it knew of the
+seats of a hand swap and, after a Shuffle Hands, of everyone. A Boomerang answer, when the
+agent plays one, comes before any challenge (:class:`uno_rl.agents.heuristic.HeuristicAgent`).
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, PASS
-from uno_rl.core.cards import KIND_COLOR, KIND_RANK, NUM_COLORS
+from uno_rl.core.actions import DRAW, PASS
+from uno_rl.core.cards import KIND_RANK, NUM_COLORS, WILD
 from uno_rl.core.rules import Rules
 
 from .bluff import (
@@ -42,6 +48,8 @@ from .view import ObservationView
 __all__ = ["POLICIES", "challenge_decisions", "new_memory", "remember_action", "update_memory"]
 
 POLICIES = ("never", "always", "threshold", "bayes")
+#: The symbol of the plain Wild.
+WILD_RANK = int(KIND_RANK[WILD])
 #: ``possible`` value meaning "no evidence: the whole hand".
 UNKNOWN = np.int16(10_000)
 
@@ -84,7 +92,7 @@ def bluff_estimate(
     on_d4 = (view.previous_color >= 0) & (view.draw4_player > 0)
     previous = np.maximum(view.previous_color, 0)
     bluffer = np.maximum(view.draw4_player, 0)
-    unseen = unseen_counts(view.hand, view.discard)
+    unseen = unseen_counts(view.hand, view.discard, rules.deck_cards.copies)
     kinds = bluff_kinds(rules, previous)
     unseen_bluff = (unseen * kinds).sum(axis=1)
     cards = view.hand_sizes[np.arange(k), bluffer]
@@ -114,14 +122,20 @@ def new_memory(num_games: int, players: int) -> dict[str, np.ndarray]:
 
 
 def update_memory(memory: Mapping[str, np.ndarray], rows: np.ndarray, view: ObservationView):
-    """Fold in what changed since the agent's last decision in games ``rows``."""
+    """Fold in what changed since the agent's last decision in games ``rows``.
+
+    In the extended layout a seat of the round's last hand swap, or every seat after a
+    Shuffle Hands, holds cards nothing is known of: its evidence is dropped.
+    """
     sizes_then = memory["sizes"][rows].astype(np.int64)
     sizes_now = view.hand_sizes
     seen = sizes_then[:, 0] >= 0
     growth = np.where(seen[:, None], sizes_now - sizes_then, 0)
     possible = memory["possible"][rows].astype(np.int64)
     known = possible < UNKNOWN
-    possible = np.where(known, possible + np.maximum(growth, 0)[:, :, None], possible)
+    if view.extended:
+        known &= ~(view.swap_seats | view.shuffled[:, None])[:, :, None]
+    possible = np.where(known, possible + np.maximum(growth, 0)[:, :, None], UNKNOWN)
     possible = np.minimum(possible, np.where(known, sizes_now[:, :, None], UNKNOWN))
     nxt = memory["next_seat"][rows].astype(np.int64)
     left = memory["left_color"][rows].astype(np.int64)
@@ -135,15 +149,26 @@ def update_memory(memory: Mapping[str, np.ndarray], rows: np.ndarray, view: Obse
 
 
 def remember_action(
-    memory: Mapping[str, np.ndarray], rows: np.ndarray, view: ObservationView, actions
+    memory: Mapping[str, np.ndarray],
+    rows: np.ndarray,
+    view: ObservationView,
+    actions,
+    rules: Rules | None = None,
 ) -> None:
-    """Record the color each chosen action leaves the next player with."""
+    """Record the color each chosen action leaves the next player with: a number's color,
+    the color a plain Wild names (in the extended layout also a Wild Customizable that
+    ``rules`` leave a plain Wild), the current color after a draw or pass; none (-1) after
+    any other card (its effect may give the next player cards or no turn)."""
     actions = np.asarray(actions, np.int64)
-    card = ACTION_CARD[actions].astype(np.int64)
-    plain = (card >= 0) & (card < 52) & (KIND_RANK[np.maximum(card, 0)] < 10)
-    left = np.where(plain, KIND_COLOR[np.maximum(card, 0)], -1)
-    wild = card == 52
-    left = np.where(wild, ACTION_COLOR[actions], left)
+    layout = view.layout
+    card = layout.action_card[actions].astype(np.int64)
+    safe = np.maximum(card, 0)
+    ranks = rules.effect_rank if rules is not None and view.extended else layout.kind_rank
+    rank = ranks[safe]
+    plain = (card >= 0) & (layout.kind_color[safe] >= 0) & (rank < 10)
+    left = np.where(plain, layout.kind_color[safe], -1)
+    wild = (card >= 0) & (rank == WILD_RANK) & (layout.kind_color[safe] < 0)
+    left = np.where(wild, layout.action_color[actions], left)
     keep = (actions == DRAW) | (actions == PASS)
     left = np.where(keep, view.color, left)
     memory["left_color"][rows] = left.astype(np.int8)

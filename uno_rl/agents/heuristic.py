@@ -21,6 +21,31 @@ jump            jumps in
 ==============  ================================================================================
 
 Ties are broken at random with the caller's generator, so a seeded run replays exactly.
+
+New cards (RULES.md section 11, decks in the extended layout; shared by every heuristic,
+from the observation alone, :mod:`.new_cards`; the classic layout plays exactly as before):
+
+* **Wild Swap Hands**: played before anything else when the swap gains cards (the target with
+  the fewest cards holds fewer than its hand would after the play); played as a plain Wild
+  when it gains none or nobody can be chosen; held back (it draws or keeps a drawn card
+  instead, when it may) when its hand is already smaller than every target's. Its last card
+  is always played (it wins). In the target phase it swaps with the legal target holding the
+  fewest cards (ties at random, as after a 7).
+* **Wild Shuffle Hands**: the same, by the share the deal gives it: played first when its
+  hand is larger than the average it would be dealt, held back when smaller.
+* **Targeted +2 / +4**: the victim is the legal seat with the fewest cards; ties go to the one
+  playing first, so the next player (who then also loses the turn) when they are tied.
+  A Targeted +4 is bluffed and challenged like a +4; a bluff the ``bluff`` coin forces
+  plays a Targeted +4 rather than a +4 when it holds both.
+* **Boomerang** (respond phase): always against a draw of 4 or more; against a Skip or a draw
+  of 2 when its own hand, or the hand of the card's player, is close to going out (at most
+  2 cards; the aggressive agent: ``attack_at``); otherwise it keeps it and takes the Skip or
+  draw (or challenges, or stacks, as above). The Boomerang answer comes before a challenge:
+  it returns the 4 cards for sure. The observation does not say who played a Targeted +2:
+  there only its own hand counts.
+* Discard All, Hit 2, Wild Hit-Fire, Wild All Hit, Downpour and Wild Customizable (with the
+  effect ``customizable_as`` gives it) are ranked by each strategy's :meth:`card_scores`.
+  A wild names the color it holds most of.
 """
 
 from __future__ import annotations
@@ -40,10 +65,11 @@ from uno_rl.core.actions import (
     TARGET,
 )
 from uno_rl.core.cards import NUM_KINDS, WILD, WILD_DRAW_FOUR
+from uno_rl.core.layout import TARGETED_FOUR
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 
-from . import challenge
+from . import challenge, new_cards
 from .base import Agent, Param, check_batch
 from .view import ObservationView
 
@@ -85,10 +111,15 @@ class HeuristicAgent(Agent):
     PARAMS: ClassVar[dict[str, Param]] = COMMON_PARAMS
 
     def card_scores(self, view: ObservationView, rng: np.random.Generator) -> np.ndarray:
-        """(k, 54) float: preference for playing each kind (higher first); only playable
-        kinds are looked at. Ties are broken at random afterwards, in place: return a new
-        array, never a view of shared data."""
+        """(k, K) float: preference for playing each kind (higher first; K = 54 kinds in the
+        classic layout, 75 in the extended one); only playable kinds are looked at. Ties are
+        broken at random afterwards, in place: return a new array, never a view of shared
+        data."""
         raise NotImplementedError
+
+    def close_at(self) -> int:
+        """Hand size at or below which a player counts as close to going out (Boomerang)."""
+        return new_cards.CLOSE_TO_OUT
 
     def name_color(
         self, view: ObservationView, kinds: np.ndarray, rng: np.random.Generator
@@ -104,7 +135,7 @@ class HeuristicAgent(Agent):
         return challenge.new_memory(num_games, self.rules.players)
 
     def act(self, observations, masks, rng, memory=None, rows=None):
-        k = check_batch(observations, masks, True)
+        k = check_batch(observations, masks, True, self.rules)
         view = ObservationView(observations, self.rules.players)
         if memory is not None:
             rows = np.asarray(rows, np.int64)
@@ -128,7 +159,7 @@ class HeuristicAgent(Agent):
             sub_rows = None if rows is None else rows[idx]
             actions[idx] = handlers[int(ph)](sub, masks[idx], rng, memory, sub_rows)
         if memory is not None:
-            challenge.remember_action(memory, rows, view, actions)
+            challenge.remember_action(memory, rows, view, actions, self.rules)
         return actions
 
     # ------------------------------------------------------------------ phases
@@ -138,12 +169,17 @@ class HeuristicAgent(Agent):
         """Best playable kind per game and whether there is one: ((k,) int64, (k,) bool)."""
         scores = self.card_scores(view, rng)
         scores += rng.random(playable.shape, dtype=np.float32) * _TIE_NOISE
+        if view.extended:
+            scores += new_cards.gain_bonus(view, self.rules)
         scores[~playable] = _NEVER
         return scores.argmax(axis=1), playable.any(axis=1)
 
     def _play_actions(self, view, kinds, rng) -> np.ndarray:
         """Actions that play ``kinds`` (naming a color for wilds)."""
         color = self.name_color(view, kinds, rng)
+        if view.extended:
+            layout = view.layout
+            return layout.first_action[kinds] + np.where(layout.names_color[kinds], color, 0)
         return np.where(
             kinds == WILD,
             PLAY_WILD + color,
@@ -151,6 +187,10 @@ class HeuristicAgent(Agent):
         )
 
     def _playable_kinds(self, masks: np.ndarray) -> np.ndarray:
+        """(k, K) bool: the kinds some legal action plays."""
+        layout = self.rules.layout
+        if layout.num_kinds != NUM_KINDS:
+            return (masks.astype(np.float32) @ _kind_action_matrix(layout)) > 0
         playable = np.zeros((masks.shape[0], NUM_KINDS), bool)
         playable[:, :52] = masks[:, :52]
         playable[:, WILD] = masks[:, PLAY_WILD : PLAY_WILD + 4].any(axis=1)
@@ -158,27 +198,47 @@ class HeuristicAgent(Agent):
         return playable
 
     def _bluff_filter(self, view, playable, rng) -> np.ndarray:
-        """Decide the would-be-bluff +4s: (k,) bool forced plays; others removed in place."""
+        """Decide the would-be-bluff +4s (and Targeted +4s): (k,) bool forced plays; others
+        removed in place."""
         k = playable.shape[0]
-        d4 = playable[:, WILD_DRAW_FOUR]
+        d4_kinds = view.layout.draw_four_like
+        d4 = playable[:, d4_kinds].any(axis=1)
         if not self.rules.challenge_enabled or not d4.any():
             return np.zeros(k, bool)
         if self.rules.draw_four_legal == "no-current-color":
             color = view.color
             bluff = (color >= 0) & (view.color_counts[np.arange(k), np.maximum(color, 0)] > 0)
         else:
-            bluff = playable[:, :WILD_DRAW_FOUR].any(axis=1)
+            bluff = playable[:, ~d4_kinds].any(axis=1)
         bluff &= d4
         chance = self.params["bluff"]
         coin = np.full(k, chance >= 1.0) if chance in (0.0, 1.0) else rng.random(k) < chance
-        playable[bluff & ~coin, WILD_DRAW_FOUR] = False
+        playable[np.ix_(bluff & ~coin, d4_kinds)] = False
         return bluff & coin
+
+    def _forced_kind(self, view, playable) -> np.ndarray:
+        """(k,) int64: the +4-like card a forced bluff plays (a Targeted +4 when held)."""
+        if not view.extended:
+            return np.full(playable.shape[0], WILD_DRAW_FOUR)
+        targeted = int(view.layout.kinds_of(TARGETED_FOUR)[0])
+        return np.where(playable[:, targeted], targeted, WILD_DRAW_FOUR)
+
+    def _hold_back(self, view, playable, fallback) -> None:
+        """Remove the Swap / Shuffle Hands not worth playing (:func:`.new_cards.held_back`)
+        from ``playable`` in place, where something else is playable or ``fallback`` (k,)
+        bool (drawing, keeping the drawn card) is legal."""
+        if not view.extended:
+            return
+        kept = playable & ~new_cards.held_back(view, self.rules)
+        ok = kept.any(axis=1) | fallback
+        playable[ok] = kept[ok]
 
     def _play(self, view, masks, rng, memory, rows):
         playable = self._playable_kinds(masks)
         forced = self._bluff_filter(view, playable, rng)
+        self._hold_back(view, playable, masks[:, DRAW])
         kinds, has = self._choose_card(view, playable, rng)
-        kinds = np.where(forced, WILD_DRAW_FOUR, kinds)
+        kinds = np.where(forced, self._forced_kind(view, playable), kinds)
         return np.where(has | forced, self._play_actions(view, kinds, rng), DRAW)
 
     def _drawn(self, view, masks, rng, memory, rows):
@@ -188,10 +248,11 @@ class HeuristicAgent(Agent):
         if not self.params["play_drawn"]:
             playable[can_keep] = False
         forced = self._bluff_filter(view, playable, rng)
+        self._hold_back(view, playable, can_keep)
         stuck = ~can_keep & ~playable.any(axis=1) & ~forced
         playable[stuck] = allowed[stuck]  # must-play: the drawn card is the only legal action
         kinds, has = self._choose_card(view, playable, rng)
-        kinds = np.where(forced, WILD_DRAW_FOUR, kinds)
+        kinds = np.where(forced, self._forced_kind(view, playable), kinds)
         return np.where(has | forced, self._play_actions(view, kinds, rng), PASS)
 
     def _respond(self, view, masks, rng, memory, rows):
@@ -199,16 +260,29 @@ class HeuristicAgent(Agent):
             self.rules, self.params, view, memory, rows
         )
         playable = self._playable_kinds(masks)
+        boomerang = np.zeros(playable.shape[0], bool)
+        if view.extended:
+            boomerang = masks[:, new_cards.BOOMERANG_ACTION] & new_cards.boomerang_answers(
+                view, self.rules, self.close_at()
+            )
+            playable[:, new_cards.BOOMERANG_KIND] = False
         if not self.params["stack"]:
             playable[:] = False
         kinds, has = self._choose_card(view, playable, rng)
         answer = np.where(has, self._play_actions(view, kinds, rng), ACCEPT)
-        return np.where(challenge_now, CHALLENGE, answer)
+        answer = np.where(challenge_now, CHALLENGE, answer)
+        return np.where(boomerang, new_cards.BOOMERANG_ACTION, answer)
 
     def _target(self, view, masks, rng, memory, rows):
         others = view.hand_sizes[:, 1:].astype(np.float64)
         others = others + rng.random(others.shape) * _TIE_NOISE
-        return TARGET + others.argmin(axis=1)
+        legal = masks[:, TARGET : TARGET + others.shape[1]]
+        others[~legal] = np.inf
+        choice = others.argmin(axis=1)
+        if view.extended:
+            targeted = new_cards.is_targeted(view, self.rules)
+            choice = np.where(targeted, new_cards.targeted_victims(view, legal), choice)
+        return TARGET + choice
 
     def _color(self, view, masks, rng, memory, rows):
         kinds = np.full(view.obs.shape[0], WILD)
@@ -217,8 +291,24 @@ class HeuristicAgent(Agent):
     def _multi(self, view, masks, rng, memory, rows):
         playable = self._playable_kinds(masks)
         kinds, has = self._choose_card(view, playable, rng)
+        if view.extended:
+            return np.where(has, self._play_actions(view, kinds, rng), PASS)
         return np.where(has, kinds, PASS)
 
     def _jump(self, view, masks, rng, memory, rows):
+        if view.extended:
+            playable = self._playable_kinds(masks)
+            kinds, has = playable.argmax(axis=1), playable.any(axis=1)
+            return np.where(has, self._play_actions(view, kinds, rng), PASS)
         card = np.where(masks[:, :52].any(axis=1), masks[:, :52].argmax(axis=1), PASS)
         return card
+
+
+_KIND_ACTIONS: dict[str, np.ndarray] = {}
+
+
+def _kind_action_matrix(layout) -> np.ndarray:
+    """(A, K) float32: 1 where action a plays kind k."""
+    if layout.name not in _KIND_ACTIONS:
+        _KIND_ACTIONS[layout.name] = layout.kind_actions.T.astype(np.float32)
+    return _KIND_ACTIONS[layout.name]

@@ -1,4 +1,8 @@
-"""The two random baselines."""
+"""The two random baselines (any layout: they only read the legal mask).
+
+New cards (RULES.md section 11): both treat them as any other legal action. A Boomerang
+answer, a Swap Hands or Targeted victim, a Discard All are drawn uniformly with the rest.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +25,13 @@ class RandomAgent(Agent):
     needs_observation = False
 
     def act(self, observations, masks, rng, memory=None, rows=None):
-        check_batch(observations, masks, False)
+        check_batch(observations, masks, False, self.rules)
         return sample_legal_actions(masks, rng)
 
 
 def playable_first(masks: np.ndarray) -> np.ndarray:
-    """(k, 77) bool: the legal actions other than draw and pass, or all legal ones if none."""
+    """(k, A) bool: the legal actions other than draw and pass, or all legal ones if none
+    (A = 77 or 122 actions: draw and pass are the same actions in both layouts)."""
     preferred = masks.copy()
     preferred[:, [DRAW, PASS]] = False
     fallback = ~preferred.any(axis=1)
@@ -44,5 +49,5 @@ class RandomPlayableAgent(Agent):
     needs_observation = False
 
     def act(self, observations, masks, rng, memory=None, rows=None):
-        check_batch(observations, masks, False)
+        check_batch(observations, masks, False, self.rules)
         return sample_legal_actions(playable_first(masks), rng)

@@ -1,8 +1,10 @@
 """Named, decoded views of a batch of observations, for agents that reason about the game.
 
 An agent sees only what :func:`uno_rl.core.observe.observe` gives its seat; this class decodes
-those flat float32 rows (layout: :mod:`uno_rl.core.observe_layout`) into the quantities a
-heuristic needs. Seats are relative: 0 is the observer, 1 the next seat clockwise.
+those flat float32 rows into the quantities a heuristic needs. The layout is told by the
+width: 349 values are the classic layout (54 kinds, :data:`uno_rl.core.layout.CLASSIC`), 616
+the extended one (75 kinds, :data:`uno_rl.core.layout.EXTENDED`, with the pieces of RULES.md
+section 11). Seats are relative: 0 is the observer, 1 the next seat clockwise.
 """
 
 from __future__ import annotations
@@ -11,9 +13,21 @@ from functools import cached_property
 
 import numpy as np
 
-from uno_rl.core.observe_layout import OBS_SIZE, SLICES
+from uno_rl.core.layout import CLASSIC, EXTENDED, Layout
 
-__all__ = ["ObservationView"]
+__all__ = ["ObservationView", "layout_of_width"]
+
+_BY_WIDTH = {CLASSIC.obs_size: CLASSIC, EXTENDED.obs_size: EXTENDED}
+
+
+def layout_of_width(width: int) -> Layout:
+    """The layout whose observations have ``width`` values (349: classic, 616: extended)."""
+    if width not in _BY_WIDTH:
+        raise ValueError(
+            f"observations must have {CLASSIC.obs_size} (classic) or {EXTENDED.obs_size} "
+            f"(extended) values per row, got {width}"
+        )
+    return _BY_WIDTH[width]
 
 
 def _one_hot(block: np.ndarray) -> np.ndarray:
@@ -22,30 +36,40 @@ def _one_hot(block: np.ndarray) -> np.ndarray:
 
 
 class ObservationView:
-    """Decoded pieces of ``observations`` (k, 349) float32 for ``players`` seats.
+    """Decoded pieces of ``observations`` (k, 349) or (k, 616) float32 for ``players`` seats.
 
-    Every attribute is computed on first use. Counts are float32 (k, 54) arrays; indices are
-    int64 (k,) arrays with -1 for "none".
+    Every attribute is computed on first use. Counts are float32 (k, K) arrays (K = 54 or 75
+    kinds, :attr:`layout`); indices are int64 (k,) arrays with -1 for "none".
     """
 
     def __init__(self, observations: np.ndarray, players: int):
         obs = np.asarray(observations)
-        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
-            raise ValueError(f"observations must have shape (k, {OBS_SIZE}), got {obs.shape}")
+        if obs.ndim != 2:
+            raise ValueError(f"observations must be a 2-d (k, width) array, got {obs.shape}")
+        #: The layout the observations are written in.
+        self.layout: Layout = layout_of_width(obs.shape[1])
         self.obs = obs
         self.players = int(players)
 
+    @property
+    def extended(self) -> bool:
+        """Whether the observations are in the extended layout."""
+        return self.layout is EXTENDED
+
     def _piece(self, name: str) -> np.ndarray:
-        return self.obs[:, SLICES[name]]
+        return self.obs[:, self.layout.slices[name]]
+
+    def _value(self, name: str) -> np.ndarray:
+        return self.obs[:, self.layout.starts[name]]
 
     @cached_property
     def hand(self) -> np.ndarray:
-        """(k, 54) float32: copies of each kind in the observer's hand."""
+        """(k, K) float32: copies of each kind in the observer's hand."""
         return self._piece("hand")
 
     @cached_property
     def discard(self) -> np.ndarray:
-        """(k, 54) float32: copies of each kind in the discard pile (top card included)."""
+        """(k, K) float32: copies of each kind in the discard pile (top card included)."""
         return self._piece("discard")
 
     @cached_property
@@ -66,17 +90,17 @@ class ObservationView:
     @cached_property
     def direction(self) -> np.ndarray:
         """(k,) int64: +1 clockwise, -1 counter-clockwise."""
-        return self.obs[:, SLICES["direction"].start].astype(np.int64)
+        return self._value("direction").astype(np.int64)
 
     @cached_property
     def pending(self) -> np.ndarray:
-        """(k,) int64: cards the victim of the pending +2/+4 (chain) will draw."""
-        return self.obs[:, SLICES["pending_draw"].start].astype(np.int64)
+        """(k,) int64: cards the victim of the pending draw (chain) will draw (0 for a Skip)."""
+        return self._value("pending_draw").astype(np.int64)
 
     @cached_property
     def hand_sizes(self) -> np.ndarray:
         """(k, players) int64: hand size of each relative seat (0 = observer)."""
-        start = SLICES["hand_sizes"].start
+        start = self.layout.starts["hand_sizes"]
         return self.obs[:, start : start + self.players].astype(np.int64)
 
     @cached_property
@@ -86,12 +110,13 @@ class ObservationView:
 
     @cached_property
     def previous_color(self) -> np.ndarray:
-        """(k,) int64: while a +4 is on top, the color before it; else -1."""
+        """(k,) int64: while a +4 (or Targeted +4) is on top, the color before it; else -1."""
         return _one_hot(self._piece("previous_color"))
 
     @cached_property
     def draw4_player(self) -> np.ndarray:
-        """(k,) int64: while a +4 is on top, the relative seat that played it; else -1."""
+        """(k,) int64: while a +4 (or Targeted +4) is on top, the relative seat that played
+        it; else -1."""
         return _one_hot(self._piece("draw4_player"))
 
     @cached_property
@@ -100,6 +125,56 @@ class ObservationView:
         return np.where(self.direction >= 0, 1, self.players - 1)
 
     @cached_property
+    def previous_seat(self) -> np.ndarray:
+        """(k,) int64: relative seat of the player before the observer in the direction of
+        play (who played a Skip or +2 the observer must answer)."""
+        return np.where(self.direction >= 0, self.players - 1, 1)
+
+    @cached_property
+    def play_order(self) -> np.ndarray:
+        """(k, players) int64: turns until each relative seat plays, in the direction of play
+        (0 for the observer, 1 for the next player)."""
+        seats = np.arange(self.players)[None, :]
+        return np.where(self.direction[:, None] >= 0, seats, (-seats) % self.players)
+
+    @cached_property
     def color_counts(self) -> np.ndarray:
         """(k, 4) float32: colored cards of each color in the observer's hand."""
-        return self.hand[:, :52].reshape(-1, 4, 13).sum(axis=2)
+        if not self.extended:
+            return self.hand[:, :52].reshape(-1, 4, 13).sum(axis=2)
+        return self.hand @ _color_matrix(self.layout)
+
+    # ----------------------------------------------------------- extended pieces
+    def _extended_piece(self, name: str) -> np.ndarray:
+        if not self.extended:
+            raise ValueError(f"the classic observation has no piece {name!r}")
+        return self._piece(name)
+
+    @cached_property
+    def swap_seats(self) -> np.ndarray:
+        """(k, players) bool: the two relative seats of the last hand swap this round
+        (extended layout only)."""
+        return self._extended_piece("swap_seats")[:, : self.players] > 0
+
+    @cached_property
+    def shuffled(self) -> np.ndarray:
+        """(k,) bool: hands were shuffled this round (extended layout only)."""
+        return self._extended_piece("shuffled")[:, 0] > 0
+
+    @cached_property
+    def presses(self) -> np.ndarray:
+        """(k,) int64: dispenser presses since it last fired (extended layout only)."""
+        return self._extended_piece("dispenser_presses")[:, 0].astype(np.int64)
+
+
+_COLOR_MATRICES: dict[str, np.ndarray] = {}
+
+
+def _color_matrix(layout: Layout) -> np.ndarray:
+    """(K, 4) float32: one-hot color of each colored kind (rows of wild kinds all 0)."""
+    if layout.name not in _COLOR_MATRICES:
+        matrix = np.zeros((layout.num_kinds, 4), np.float32)
+        colored = layout.colored
+        matrix[colored, layout.kind_color[colored]] = 1.0
+        _COLOR_MATRICES[layout.name] = matrix
+    return _COLOR_MATRICES[layout.name]

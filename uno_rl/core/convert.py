@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import DECK_SIZE
 from .reference import ReferenceGame
 from .state import STAT_NAMES, State
 
@@ -42,6 +41,10 @@ _SCALARS = (
     "truncated",
     "match_over",
     "round_index",
+    "presses",
+    "press_index",
+    "cause",
+    "shuffled",
 )
 _STATS = STAT_NAMES
 
@@ -65,6 +68,8 @@ def to_state(games: list[ReferenceGame]) -> State:
         state.discard[i] = game.discard
         state.revealed[i] = game.revealed
         state.skip_turn[i] = game.skip_turn
+        state.swap_seats[i] = game.swap_seats
+        state.swap_given[i] = np.array(game.swap_given, np.int8).reshape(2, -1)
         state.scores[i] = game.scores
         state.stats[i] = [game.stats[name] for name in _STATS]
     return state
@@ -83,9 +88,10 @@ def to_reference(state: State, index: int) -> ReferenceGame:
     game.discard = state.discard[index].astype(int).tolist()
     game.revealed = state.revealed[index].astype(int).tolist()
     game.skip_turn = state.skip_turn[index].astype(int).tolist()
+    game.swap_seats = state.swap_seats[index].astype(int).tolist()
+    game.swap_given = state.swap_given[index].astype(int).tolist()
     game.scores = state.scores[index].astype(int).tolist()
     game.stats = {name: state.stats[index, i].astype(int).tolist() for i, name in enumerate(_STATS)}
-    assert len(game.pile) <= DECK_SIZE
     return game
 
 

@@ -12,22 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .cards import (
-    CANONICAL_DECK,
-    DECK_SIZE,
-    KIND_COLOR,
-    KIND_RANK,
-    NUM_KINDS,
-    REVERSE_RANK,
-    SKIP_RANK,
-    WILD,
-    WILD_DRAW_FOUR,
-)
+from .cards import REVERSE_RANK, SKIP_RANK
+from .new_cards import first_card_new
 from .phases import COLOR, PLAY
 from .piles import draw_cards, row_counts, shuffled_piles
 from .rules import Rules
 from .state import State
-from .tables import IS_DRAW_TWO
 from .views import next_seat
 
 #: Games dealt at once: bounds the deal's scratch memory (a few (k, 108) int64 arrays).
@@ -97,43 +87,46 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
     None to draw each game's dealer from its seed.
     """
     rules, p, k = s.rules, s.rules.players, g.shape[0]
+    layout, cards = rules.layout, rules.deck_cards.cards
+    size_of_deck, kinds = cards.shape[0], layout.num_kinds
     s._mask = s._rows_mask = None
     s.key[g] = seeds
     order = np.argsort(
-        rng.sort_keys(seeds, rng.DEAL, np.zeros(k, np.int64), DECK_SIZE), axis=1, kind="stable"
+        rng.sort_keys(seeds, rng.DEAL, np.zeros(k, np.int64), size_of_deck), axis=1, kind="stable"
     )
-    deck = CANONICAL_DECK[order]
+    deck = cards[order]
     if dealer is None:
         dealer = (rng.bits(seeds, rng.DEALER, 0, 0) % np.uint64(p)).astype(np.int8)
     s.dealer[g] = dealer
     dealt = p * rules.hand_size
     seat_of = (dealer[:, None].astype(np.int64) + 1 + np.arange(dealt)[None, :]) % p
-    cards = deck[:, DECK_SIZE - 1 - np.arange(dealt)]
-    flat = ((np.arange(k)[:, None] * p + seat_of) * NUM_KINDS + cards).ravel()
-    s.hands[g] = np.bincount(flat, minlength=k * p * NUM_KINDS).reshape(k, p, NUM_KINDS)
+    dealt_cards = deck[:, size_of_deck - 1 - np.arange(dealt)]
+    flat = ((np.arange(k)[:, None] * p + seat_of) * kinds + dealt_cards).ravel()
+    s.hands[g] = np.bincount(flat, minlength=k * p * kinds).reshape(k, p, kinds)
     s.hand_size[g] = rules.hand_size
     s.pile[g] = deck
-    size = np.full(k, DECK_SIZE - dealt, np.int16)
-    top = deck[:, DECK_SIZE - dealt - 1].copy()
+    size = np.full(k, size_of_deck - dealt, np.int16)
+    top = deck[:, size_of_deck - dealt - 1].copy()
     size -= 1
     attempt = 0
-    redo = np.flatnonzero(top == WILD_DRAW_FOUR)
-    while redo.size:  # a turned +4 goes back into the pile, which is reshuffled
+    returned = layout.returns_as_first_card
+    redo = np.flatnonzero(returned[top])
+    while redo.size:  # a turned +4 (or such) goes back into the pile, which is reshuffled
         rows = g[redo]
-        counts = row_counts(s.pile[rows], size[redo])
-        counts[:, WILD_DRAW_FOUR] += 1
+        counts = row_counts(s.pile[rows], size[redo], kinds)
+        counts[np.arange(redo.size), top[redo]] += 1
         s.pile[rows], m = shuffled_piles(
-            counts, seeds[redo], rng.FIRST_DRAW4, np.full(redo.size, attempt)
+            counts, seeds[redo], rng.FIRST_DRAW4, np.full(redo.size, attempt), size_of_deck
         )
         top[redo] = s.pile[rows, m - 1]
         size[redo] = m - 1
         attempt += 1
-        redo = redo[top[redo] == WILD_DRAW_FOUR]
+        redo = redo[returned[top[redo]]]
     s.pile_size[g] = size
     s.top[g] = top
     s.discard[g] = 0
     s.discard[g, top] = 1
-    s.color[g] = KIND_COLOR[top]
+    s.color[g] = layout.kind_color[top]
     s.direction[g] = 1
     for name, value in (
         ("pending", 0),
@@ -155,15 +148,21 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
         ("reshuffles", 0),
         ("winner", -1),
         ("truncated", False),
+        ("presses", 0),
+        ("press_index", 0),
+        ("cause", -1),
+        ("shuffled", False),
     ):
         getattr(s, name)[g] = value
     s.revealed[g] = 0
+    s.swap_seats[g] = -1
+    s.swap_given[g] = 0
     s.skip_turn[g] = 0
     s.stats[g] = 0
     first = ((dealer.astype(np.int64) + 1) % p).astype(np.int8)
     s.actor[g] = first
     s.phase[g] = PLAY
-    wild = top == WILD
+    wild = layout.names_color[top]
     if wild.any() and rules.first_wild_color_by == "random":
         colors = rng.bits(seeds[wild], rng.FIRST_COLOR, 0, 0) % np.uint64(4)
         s.color[g[wild]] = colors.astype(np.int8)
@@ -171,9 +170,11 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
         s.phase[g[wild]] = COLOR
         chooser = dealer if rules.first_wild_color_by == "dealer" else first
         s.actor[g[wild]] = chooser[wild]
+    if rules.first_card_effects and layout.name != "classic":
+        first_card_new(s, g, top, dealer)
     if rules.first_card_effects:
-        rank = KIND_RANK[top]
-        two = np.flatnonzero(IS_DRAW_TWO[top])
+        rank = layout.kind_rank[top]
+        two = np.flatnonzero(layout.is_draw_two[top])
         if two.size:
             draw_cards(s, g[two], first[two], np.full(two.size, 2))
             if rules.first_draw_two_skips:

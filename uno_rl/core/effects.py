@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import DRAW_TWO_RANK, KIND_RANK, REVERSE_RANK, SKIP_RANK, WILD_DRAW_FOUR
-from .phases import PLAY, RESPOND
+from .cards import DRAW_TWO_RANK, NUM_KINDS, REVERSE_RANK, SKIP_RANK, WILD_DRAW_FOUR
+from .new_cards import NEW_CARD_EFFECTS, after_victim, ask_victim, final_new_card
+from .phases import OVER, PLAY, RESPOND
 from .phases import TARGET as TARGET_PHASE
 from .piles import draw_cards
 from .state import State
-from .tables import IS_DRAW_TWO
 from .turns import after_penalty, end_round, end_turn, start_turn
 from .views import next_seat
 
@@ -36,7 +36,7 @@ def finish_play(
 ) -> None:
     """Effects of the card that ends ``seats``' play (``count`` cards of its symbol, 1 when
     None), then hand over (maybe via jump-in)."""
-    rank = KIND_RANK[kinds]
+    rank = s.rules.effect_rank[kinds]
     # count stays None on the common path (one card): the effects then skip the per-card
     # arithmetic of combinations.
     count = None if count is None or not s.rules.multi_play_actions else count.astype(np.int64)
@@ -44,12 +44,26 @@ def finish_play(
         keep = _seven_zero(s, g, seats, rank)
         g, seats, kinds, rank = g[keep], seats[keep], kinds[keep], rank[keep]
         count = None if count is None else count[keep]
+    if s.hands.shape[2] != NUM_KINDS:  # a targeted draw: its player chooses the victim
+        keep = ask_victim(s, g, seats, rank)
+        g, seats, kinds, rank = g[keep], seats[keep], kinds[keep], rank[keep]
+        count = None if count is None else count[keep]
     if not g.size:
         return
     next_actor = next_seat(s, g, seats)
     next_phase = np.full(g.size, PLAY, np.int8)
-    for effect in HANDOVER_EFFECTS:
+    extended = s.hands.shape[2] != NUM_KINDS
+    for effect in EXTENDED_EFFECTS if extended else HANDOVER_EFFECTS:
         effect(s, g, seats, kinds, rank, count, next_actor, next_phase)
+    if extended:  # a Shuffle Hands may have ended the round
+        live = s.phase[g] != OVER
+        if not live.all():
+            g, seats, next_actor, next_phase = (
+                g[live],
+                seats[live],
+                next_actor[live],
+                next_phase[live],
+            )
     end_turn(s, g, seats, next_actor, next_phase)
 
 
@@ -81,6 +95,12 @@ def _skip(
 ) -> None:
     """n Skips: the next n players lose their turn."""
     skip = rank == SKIP_RANK
+    if skip.any() and s.rules.boomerangs:  # a single Skip's victim may send it back
+        single = skip if count is None else skip & (count == 1)
+        if single.any():
+            s.cause[g[single]] = seats[single]
+            next_phase[single] = RESPOND
+            skip &= ~single
     if skip.any():
         if count is not None:
             steps = (1 + count[skip]) * s.direction[g[skip]]
@@ -135,8 +155,10 @@ def _draw_penalty(
         gd, is_d4 = g[draw], kinds[draw] == WILD_DRAW_FOUR
         twos = 2 if count is None else 2 * count[draw]
         s.pending[gd] += np.where(is_d4, 4, twos).astype(np.int16)
+        s.cause[gd] = seats[draw]
         victim = next_actor[draw]
-        respond = np.full(draw.size, rules.stacking != "none" or rules.wild_cancels_draw)
+        answer = rules.stacking != "none" or rules.wild_cancels_draw or rules.boomerangs
+        respond = np.full(draw.size, answer)
         respond |= is_d4 & rules.challenge_enabled
         next_phase[draw[respond]] = RESPOND
         now = ~respond
@@ -150,6 +172,8 @@ def _draw_penalty(
 #: ``effect(s, g, seats, kinds, rank, count, next_actor, next_phase)``, each acting on the games
 #: whose card has it and writing the hand-over in place.
 HANDOVER_EFFECTS = (_skip, _reverse, _draw_penalty)
+#: In the extended layout, then the section-11 cards' effects (:mod:`.new_cards`).
+EXTENDED_EFFECTS = (*HANDOVER_EFFECTS, *NEW_CARD_EFFECTS)
 
 
 def play_last_card(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> None:
@@ -163,12 +187,15 @@ def play_last_card(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray
         s.actor[gr] = victim[respond]
         s.phase[gr] = RESPOND
     done = ~respond
-    amount = np.where(is_d4, 4, np.where(IS_DRAW_TWO[kinds], 2, 0))
+    amount = np.where(is_d4, 4, np.where(s.rules.layout.is_draw_two[kinds], 2, 0))
     draw = done & (amount > 0)
     if draw.any():
         gd = g[draw]
         draw_cards(s, gd, victim[draw], s.pending[gd] + amount[draw])
         s.pending[gd] = 0
+    if s.hands.shape[2] != NUM_KINDS:
+        waiting = final_new_card(s, g[done], seats[done], kinds[done])
+        done[np.flatnonzero(done)[waiting]] = False  # a final targeted card's victim is asked
     end_round(s, g[done], seats[done])
 
 
@@ -176,7 +203,7 @@ def accept(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     """The victims ``seats`` accept the pending draw: they draw it, then play goes on."""
     draw_cards(s, g, seats, s.pending[g])
     s.pending[g] = 0
-    after_penalty(s, g, next_seat(s, g, seats), seats)
+    after_penalty(s, g, after_victim(s, g, seats), seats)
 
 
 def challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
@@ -196,10 +223,11 @@ def challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
         gg, sg, bg = g[guilty], seats[guilty], bluffer[guilty]
         s.stats[gg, 3, sg] += 1
         s.stats[gg, 5, bg] += 1
-        if s.rules.caught_bluffer == "takes-back":
-            s.hands[gg, bg, WILD_DRAW_FOUR] += 1
+        if s.rules.caught_bluffer == "takes-back":  # the +4 (or Targeted +4) goes back
+            card = s.top[gg]
+            s.hands[gg, bg, card] += 1
             s.hand_size[gg, bg] += 1
-            s.discard[gg, WILD_DRAW_FOUR] -= 1
+            s.discard[gg, card] -= 1
             s.top[gg] = s.prev_top[gg]
             s.color[gg] = s.prev_color[gg]
             s.prev_top[gg] = -1
@@ -209,19 +237,24 @@ def challenge(s: State, g: np.ndarray, seats: np.ndarray) -> None:
             s.skip_turn[gg[~draws], bg[~draws]] += 1
         draw_cards(s, gg[draws], bg[draws], s.pending[gg[draws]])
         s.pending[gg] = 0
-        start_turn(s, gg, sg)
+        start_turn(s, gg, next_seat(s, gg, bg))  # the challenger, if they were next
     innocent = ~guilty
     if innocent.any():
         gi, si = g[innocent], seats[innocent]
         draw_cards(s, gi, si, s.pending[gi] + 2)
         s.pending[gi] = 0
-        after_penalty(s, gi, next_seat(s, gi, si))
+        after_penalty(s, gi, after_victim(s, gi, si))
 
 
 def swap_hands(s: State, g: np.ndarray, seats: np.ndarray, offsets: np.ndarray) -> None:
-    """Seven-zero: ``seats`` swap hands with the player ``offsets`` seats clockwise."""
+    """A 7 (seven-zero) or a Swap Hands: ``seats`` swap hands with the player ``offsets``
+    seats clockwise (in the extended layout both hands are remembered: ``swap_seats``,
+    ``swap_given``)."""
     other = ((seats.astype(np.int64) + offsets) % s.rules.players).astype(np.int8)
     mine, theirs = s.hands[g, seats].copy(), s.hands[g, other].copy()
+    if s.swap_given.shape[2]:
+        s.swap_seats[g, 0], s.swap_seats[g, 1] = seats, other
+        s.swap_given[g, 0], s.swap_given[g, 1] = mine, theirs
     s.hands[g, seats], s.hands[g, other] = theirs, mine
     size_mine, size_theirs = s.hand_size[g, seats].copy(), s.hand_size[g, other].copy()
     s.hand_size[g, seats], s.hand_size[g, other] = size_theirs, size_mine

@@ -41,20 +41,19 @@ import numpy as np
 
 from .actions import (
     ACCEPT,
-    ACTION_CARD,
-    ACTION_COLOR,
-    ACTION_TARGET,
     CHALLENGE,
     CHOOSE_COLOR,
     DRAW,
     NUM_ACTIONS,
     PASS,
     TARGET,
-    action_name,
 )
+from .cards import NUM_KINDS
 from .deal import reset, reset_games
 from .effects import accept, challenge, finish_play, swap_hands
+from .layout import EXTENDED, TARGETED_FOUR, TARGETED_TWO
 from .masks import check_games, legal_mask
+from .new_cards import target_draw
 from .phases import JUMP, MULTI, OVER, PHASE_NAMES
 from .play import draw_action, play_card
 from .sampling import sample_legal_actions
@@ -110,15 +109,18 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     s._mask = s._rows_mask = None
     stepped = actions if rows is None else actions[rows]
     stepped_phase = phase if rows is None else phase[rows]
-    category = np.where(stepped == PASS, _PASS_CATEGORY[stepped_phase], _ACTION_CATEGORY[stepped])
+    by_action = _ACTION_CATEGORY if s.hands.shape[2] == NUM_KINDS else _EXTENDED_CATEGORY
+    category = np.where(stepped == PASS, _PASS_CATEGORY[stepped_phase], by_action[stepped])
     groups = group(category, _NUM_CATEGORIES)
     if rows is not None:
         groups = [rows[g] for g in groups]
 
+    layout = s.rules.layout
     g = groups[_CAT_PLAY]
     if g.size:
         a = actions[g]
-        play_card(s, g, seat[g], ACTION_CARD[a].astype(np.int64), ACTION_COLOR[a], phase[g])
+        kinds = layout.action_card[a].astype(np.int64)
+        play_card(s, g, seat[g], kinds, layout.action_color[a], phase[g])
     g = groups[_CAT_DRAW]
     if g.size:
         draw_action(s, g, seat[g])
@@ -139,11 +141,19 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
         challenge(s, g, seat[g])
     g = groups[_CAT_COLOR]
     if g.size:
-        s.color[g] = ACTION_COLOR[actions[g]]
-        start_turn(s, g, ((s.dealer[g].astype(np.int64) + 1) % s.rules.players).astype(np.int8))
+        s.color[g] = layout.action_color[actions[g]]
+        # play starts left of the dealer, or after a first Wild Hit-Fire's victim
+        after_dealer = ((s.dealer[g].astype(np.int64) + 1) % s.rules.players).astype(np.int8)
+        start_turn(s, g, np.where(s.resume_actor[g] >= 0, s.resume_actor[g], after_dealer))
     g = groups[_CAT_TARGET]
     if g.size:
-        swap_hands(s, g, seat[g], ACTION_TARGET[actions[g]])
+        offsets = layout.action_target[actions[g]]
+        if layout is EXTENDED:  # a targeted draw's victim, or a swap
+            targeted = np.isin(s.rules.effect_rank[s.top[g]], (TARGETED_TWO, TARGETED_FOUR))
+            if targeted.any():
+                target_draw(s, g[targeted], seat[g[targeted]], offsets[targeted])
+            g, offsets = g[~targeted], offsets[~targeted]
+        swap_hands(s, g, seat[g], offsets)
     return close_step(s, rows)
 
 
@@ -166,6 +176,10 @@ _ACTION_CATEGORY[ACCEPT] = _CAT_ACCEPT
 _ACTION_CATEGORY[CHALLENGE] = _CAT_CHALLENGE
 _ACTION_CATEGORY[TARGET:CHOOSE_COLOR] = _CAT_TARGET
 _ACTION_CATEGORY[CHOOSE_COLOR:] = _CAT_COLOR
+#: the extended layout's actions after the classic 77 all play a card
+_EXTENDED_CATEGORY = np.concatenate(
+    [_ACTION_CATEGORY, np.full(EXTENDED.num_actions - NUM_ACTIONS, _CAT_PLAY, np.int8)]
+)
 #: category of PASS by phase (PASS is only legal in the drawn, multi and jump phases)
 _PASS_CATEGORY = np.full(8, _CAT_KEEP, np.int8)
 _PASS_CATEGORY[MULTI] = _CAT_STOP_MULTI
@@ -175,18 +189,18 @@ _PASS_CATEGORY[JUMP] = _CAT_NO_JUMP
 def _check_actions(s: State, actions, games: np.ndarray | None = None) -> np.ndarray:
     """The actions as int64 (one per game of ``games``, or of the batch), or a clear error."""
     array = np.asarray(actions)
+    layout = s.rules.layout
+    width = layout.num_actions
     ids = np.arange(s.num_games) if games is None else games
     n = ids.size
     if array.shape != (n,):
         raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
     if not np.issubdtype(array.dtype, np.integer):
         raise ValueError(f"actions must be integers, got dtype {array.dtype}")
-    bad = np.flatnonzero((array < 0) | (array >= NUM_ACTIONS))
+    bad = np.flatnonzero((array < 0) | (array >= width))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(
-            f"game {int(ids[i])}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})"
-        )
+        raise ValueError(f"game {int(ids[i])}: action {int(array[i])} is out of range [0, {width})")
     over = np.flatnonzero(s.phase[ids] == OVER)
     if over.size:
         raise ValueError(
@@ -200,8 +214,8 @@ def _check_actions(s: State, actions, games: np.ndarray | None = None) -> np.nda
         game = int(ids[i])
         legal = np.flatnonzero(mask[i])
         raise ValueError(
-            f"game {game}: illegal action {int(array[i])} ({action_name(int(array[i]))}) for "
+            f"game {game}: illegal action {int(array[i])} ({layout.action_name(int(array[i]))}) for "
             f"seat {int(s.actor[game])} in phase '{PHASE_NAMES[s.phase[game]]}'; legal actions: "
-            + ", ".join(f"{a} ({action_name(a)})" for a in legal)
+            + ", ".join(f"{a} ({layout.action_name(a)})" for a in legal)
         )
     return array

@@ -2,26 +2,38 @@
 whether a drawn card may be played, and the last-card switch.
 
 Each helper takes a :class:`~uno_rl.core.state.State` and ``g``, a (k,) int64 index array of
-distinct games; ``hand`` is the (k, 54) int8 hand of the seat concerned in each game.
+distinct games; ``hand`` is the (k, K) int8 hand of the seat concerned in each game.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .cards import WILD, WILD_DRAW_FOUR
+from .cards import NUM_KINDS, WILD, WILD_DRAW_FOUR
 from .state import State
-from .tables import MATCH_ROWS, MATCHES
+from .tables import MATCH_ROWS
 from .views import flat_view, hand_of, seat_rows
 
 
 def matches(s: State, g: np.ndarray) -> np.ndarray:
-    """(k, 54) bool: colored kinds matching the current color or the top card's symbol."""
-    return np.take(MATCH_ROWS, s.top[g].astype(np.int64) * 5 + s.color[g] + 1, axis=0)
+    """(k, K) bool: colored kinds matching the current color or the top card's symbol."""
+    rows = s.rules.layout.match_rows if s.hands.shape[2] != NUM_KINDS else MATCH_ROWS
+    return np.take(rows, s.top[g].astype(np.int64) * 5 + s.color[g] + 1, axis=0)
 
 
 def draw_four_legal(s: State, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
-    """(k,) bool: a +4 from a player holding ``hand`` (k, 54) is legal (not a bluff)."""
+    """(k,) bool: a +4 (or Targeted +4) from a player holding ``hand`` (k, K) is legal (not
+    a bluff). In the extended layout every colored kind counts, and under
+    ``no-playable-card`` every card that names a color too (a Wild does in the classic)."""
+    layout = s.rules.layout
+    if layout.num_kinds != NUM_KINDS:
+        held = hand > 0
+        color = s.color[g].astype(np.int64)
+        if s.rules.draw_four_legal == "no-current-color":
+            same = layout.kind_color[None, :] == color[:, None]
+            return ~(held & same).any(axis=1) | (color < 0)
+        wilds = layout.names_color & ~layout.draw_four_like
+        return ~((held & matches(s, g)).any(axis=1) | (held & wilds[None, :]).any(axis=1))
     held = hand[:, :52] > 0
     if s.rules.draw_four_legal == "no-current-color":
         color = s.color[g].astype(np.int64)
@@ -32,11 +44,12 @@ def draw_four_legal(s: State, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
 
 def playable(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     """(k,) bool: card ``kinds`` may be played by ``seats`` in the play phase."""
+    layout = s.rules.layout
     kinds = kinds.astype(np.int64)
-    ok = kinds == WILD
-    colored = kinds < 52
-    ok[colored] = MATCHES[s.top[g[colored]], s.color[g[colored]], kinds[colored]]
-    d4 = kinds == WILD_DRAW_FOUR
+    ok = layout.names_color[kinds] & ~layout.draw_four_like[kinds]
+    colored = layout.kind_color[kinds] >= 0
+    ok[colored] = layout.matches[s.top[g[colored]], s.color[g[colored]], kinds[colored]]
+    d4 = layout.draw_four_like[kinds]
     if d4.any():
         if s.rules.challenge_enabled:
             ok[d4] = True
@@ -51,6 +64,11 @@ def last_card_filter(s: State, g: np.ndarray, cards_ok: np.ndarray) -> None:
     if rule == "any":
         return
     last = flat_view(s.hand_size)[seat_rows(s, g, s.actor[g])] == 1
-    cards_ok[last, WILD_DRAW_FOUR] = False
-    if rule == "no-wild":
-        cards_ok[last, WILD] = False
+    layout = s.rules.layout
+    if layout.num_kinds == NUM_KINDS:
+        cards_ok[last, WILD_DRAW_FOUR] = False
+        if rule == "no-wild":
+            cards_ok[last, WILD] = False
+        return
+    banned = layout.draw_four_like if rule == "no-draw-four" else layout.kind_color < 0
+    cards_ok[np.ix_(last, banned)] = False

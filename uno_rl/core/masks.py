@@ -1,8 +1,9 @@
 """Legal-action masks: :func:`legal_mask` over N games, one writer per phase of the turn.
 
-A mask is (k, 77) bool over the action table of :mod:`uno_rl.core.actions`; a game whose
+A mask is (k, A) bool over the action table of the deck's layout (:mod:`.layout`; the
+classic 77 of :mod:`uno_rl.core.actions`); a game whose
 round is over has an all-False row. Each phase's writer fills the rows of the games in that
-phase from the acting seat's (k, 54) int8 hand; most games are in the play phase, so every
+phase from the acting seat's (k, K) int8 hand; most games are in the play phase, so every
 row is first masked as in it and the other phases overwrite theirs. A new phase is a writer
 plus its entry in ``_PHASE_MASKS`` (indexed by :mod:`uno_rl.core.phases`).
 """
@@ -16,24 +17,25 @@ from .actions import (
     CHALLENGE,
     CHOOSE_COLOR,
     DRAW,
-    NUM_ACTIONS,
     PASS,
     PLAY_DRAW_FOUR,
     PLAY_WILD,
     TARGET,
 )
-from .cards import KIND_COLOR, KIND_RANK, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .cards import KIND_RANK, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .layout import SWAP_HANDS
 from .legality import draw_four_legal, last_card_filter, matches
+from .new_cards import swap_targets
 from .phases import PLAY
 from .state import State
-from .tables import IS_DRAW_TWO, KIND_ACTIONS
 from .views import group, hand_of
 
 
 def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray:
-    """(N, 77) bool: the legal actions of the player to act in each game (none once over).
+    """(N, A) bool: the legal actions of the player to act in each game (none once over).
 
-    With ``games`` (an index array of distinct games), only those rows: (k, 77). The full
+    With ``games`` (an index array of distinct games), only those rows: (k, A). A is the
+    layout's number of actions (77 in the classic layout). The full
     mask is cached until the next step; treat results as read-only. ``validate=False``
     skips checking ``games`` (for callers that built the index themselves).
     """
@@ -53,8 +55,9 @@ def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray
 
 
 def _mask_rows(s: State, games: np.ndarray) -> np.ndarray:
-    """(k, 77) bool legal masks of ``games``."""
-    mask = np.zeros((games.size, NUM_ACTIONS), dtype=bool)
+    """(k, A) bool legal masks of ``games``."""
+    width = s.rules.layout.num_actions
+    mask = np.zeros((games.size, width), dtype=bool)
     phase = s.phase[games]
     hand = hand_of(s, games, s.actor[games])
     # Most games are in the play phase: mask every row as in it, then overwrite the others.
@@ -62,7 +65,7 @@ def _mask_rows(s: State, games: np.ndarray) -> np.ndarray:
     if not (phase == PLAY).all():
         for ph, rows in enumerate(group(phase, len(_PHASE_MASKS))):
             if rows.size and ph != PLAY:
-                part = np.zeros((rows.size, NUM_ACTIONS), dtype=bool)
+                part = np.zeros((rows.size, width), dtype=bool)
                 if _PHASE_MASKS[ph] is not None:
                     _PHASE_MASKS[ph](s, games[rows], hand[rows], part)
                 mask[rows] = part
@@ -84,8 +87,15 @@ def check_games(s: State, games) -> np.ndarray:
     return index
 
 
-def _cards_to_actions(cards_ok: np.ndarray, out: np.ndarray) -> None:
-    """Write (k, 54) playable flags as play actions into ``out`` (k, 77)."""
+def _cards_to_actions(s: State, cards_ok: np.ndarray, out: np.ndarray) -> None:
+    """Write (k, K) playable flags as play actions into ``out`` (k, A)."""
+    if cards_ok.shape[1] != NUM_KINDS:  # the extended layout (its table: .layout)
+        out[:, 77:89] = cards_ok[:, 54:66]  # Discard All, Hit 2, Targeted +2
+        wilds = cards_ok[:, 66:74]  # the new wilds, one action per named color
+        rows = np.flatnonzero(wilds.any(axis=1))  # few hands hold one: write only those rows
+        if rows.size:
+            out[rows, 89:121] = np.repeat(wilds[rows], 4, axis=1)
+        out[:, 121] = cards_ok[:, 74]  # Boomerang
     out[:, :52] = cards_ok[:, :52]
     out[:, PLAY_WILD : PLAY_WILD + 4] = cards_ok[:, WILD : WILD + 1]
     out[:, PLAY_DRAW_FOUR : PLAY_DRAW_FOUR + 4] = cards_ok[:, WILD_DRAW_FOUR : WILD_DRAW_FOUR + 1]
@@ -94,52 +104,92 @@ def _cards_to_actions(cards_ok: np.ndarray, out: np.ndarray) -> None:
 def _play_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
     held = hand > 0
     ok = held & matches(s, g)
-    ok[:, WILD] = held[:, WILD]
-    d4 = held[:, WILD_DRAW_FOUR]
-    if not s.rules.challenge_enabled and d4.any():
-        rows = np.flatnonzero(d4)
-        d4[rows] = draw_four_legal(s, g[rows], hand[rows])
-    ok[:, WILD_DRAW_FOUR] = d4
+    if hand.shape[1] != NUM_KINDS:
+        _extended_play(s, g, hand, held, ok)
+    else:
+        ok[:, WILD] = held[:, WILD]
+        d4 = held[:, WILD_DRAW_FOUR]
+        if not s.rules.challenge_enabled and d4.any():
+            rows = np.flatnonzero(d4)
+            d4[rows] = draw_four_legal(s, g[rows], hand[rows])
+        ok[:, WILD_DRAW_FOUR] = d4
     last_card_filter(s, g, ok)
-    _cards_to_actions(ok, out)
+    _cards_to_actions(s, ok, out)
     out[:, DRAW] = True if s.rules.voluntary_draw else ~ok.any(axis=1)
 
 
+def _extended_play(
+    s: State, g: np.ndarray, hand: np.ndarray, held: np.ndarray, ok: np.ndarray
+) -> None:
+    """The play phase's colorless cards in the extended layout: wilds always, the +4 kinds
+    (+4, Targeted +4) as the +4, Boomerang never (it only answers)."""
+    layout = s.rules.layout
+    wilds, fours = layout.always_playable_kinds, layout.draw_four_kinds
+    ok[:, wilds] = held[:, wilds]  # colorless: no color or symbol matched them
+    d4 = held[:, fours]
+    if not s.rules.challenge_enabled:
+        rows = np.flatnonzero(d4.any(axis=1))
+        if rows.size:
+            d4[rows] &= draw_four_legal(s, g[rows], hand[rows])[:, None]
+    ok[:, fours] = d4
+
+
 def _drawn_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
-    np.take(KIND_ACTIONS, s.drawn[g], axis=0, out=out)
+    np.take(s.rules.layout.kind_actions, s.drawn[g], axis=0, out=out)
     out[:, PASS] = s.rules.drawn_card != "must-play"
 
 
 def _respond_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
-    rules = s.rules
+    rules, layout = s.rules, s.rules.layout
     top = s.top[g]
     out[:, ACCEPT] = True
-    on_d4 = top == WILD_DRAW_FOUR
+    on_d4 = layout.draw_four_like[top]
     if rules.challenge_enabled:
         out[:, CHALLENGE] = on_d4
     bluffer = np.maximum(s.draw4_player[g], 0)
     final = on_d4 & (s.hand_size[g, bluffer] == 0)  # +4 was the last card: accept or challenge
-    allowed = np.zeros((g.size, NUM_KINDS), dtype=bool)
-    if rules.stacking != "none":
-        on_d2 = IS_DRAW_TWO[top]
-        allowed[on_d2[:, None] & IS_DRAW_TWO[None, :]] = True
+    allowed = np.zeros((g.size, layout.num_kinds), dtype=bool)
+    if rules.stacking != "none":  # the classic +2 and +4 only (RULES.md section 11)
+        is_two = layout.is_draw_two
+        on_d2 = is_two[top]
+        on_d4 = top == WILD_DRAW_FOUR
+        allowed[on_d2[:, None] & is_two[None, :]] = True
         allowed[:, WILD_DRAW_FOUR] = on_d4 | (on_d2 & (rules.stacking == "any"))
         if rules.stacking == "any":
-            same_color = KIND_COLOR[None, :] == s.color[g][:, None]
-            allowed |= on_d4[:, None] & IS_DRAW_TWO[None, :] & same_color
+            same_color = layout.kind_color[None, :] == s.color[g][:, None]
+            allowed |= on_d4[:, None] & is_two[None, :] & same_color
     if rules.wild_cancels_draw:
         allowed[:, WILD] = True
+    if layout.name != "classic":
+        _extended_respond(s, g, top, final, allowed)
     ok = allowed & (hand > 0) & ~final[:, None]
     if rules.stacking != "none":  # a stacked +4 is never challenged: the mask checks it
         rows = np.flatnonzero(ok[:, WILD_DRAW_FOUR])
         if rows.size:
             ok[rows, WILD_DRAW_FOUR] = draw_four_legal(s, g[rows], hand[rows])
     last_card_filter(s, g, ok)
-    _cards_to_actions(ok, out)
+    _cards_to_actions(s, ok, out)
+
+
+def _extended_respond(
+    s: State, g: np.ndarray, top: np.ndarray, final: np.ndarray, allowed: np.ndarray
+) -> None:
+    """The respond phase of the extended layout: a pending Skip or targeted draw is answered
+    by a Boomerang or accepted (no stacking, no cancelling Wild); with Boomerangs in the
+    deck, every pending Skip / draw may be sent back."""
+    classic_draw = (top == WILD_DRAW_FOUR) | s.rules.layout.is_draw_two[top]
+    allowed[~classic_draw] = False
+    if s.rules.boomerangs:
+        allowed[:, -1] = ~final  # the Boomerang: the extended layout's last kind
 
 
 def _target_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
     out[:, TARGET : TARGET + s.rules.players - 1] = True
+    if s.hands.shape[2] != NUM_KINDS:  # a Swap Hands: not a player in UNO (swap_excludes_uno)
+        rows = np.flatnonzero(s.rules.effect_rank[s.top[g]] == SWAP_HANDS)
+        if rows.size:
+            allowed = swap_targets(s, g[rows], s.actor[g[rows]])
+            out[rows, TARGET : TARGET + s.rules.players - 1] = allowed
 
 
 def _multi_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
@@ -154,7 +204,7 @@ def _color_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> N
 
 
 def _jump_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
-    out[np.arange(g.size), s.jump_card[g]] = True
+    out[np.arange(g.size), s.rules.layout.first_action[s.jump_card[g]]] = True
     out[:, PASS] = True
 
 

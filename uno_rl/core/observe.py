@@ -18,8 +18,6 @@ from .state import State
 
 __all__ = ["OBS_SIZE", "PIECES", "SLICES", "observe"]
 
-_START = {name: s.start for name, s in SLICES.items()}
-
 
 def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     """(N, OBS_SIZE) float32: the observation of seat ``seats[i]`` in game ``i``.
@@ -30,19 +28,21 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
         out: optional preallocated (N, OBS_SIZE) float32 buffer to fill.
     """
     s, n, p = state, state.num_games, state.rules.players
+    layout = s.rules.layout
+    size, SLICES, _START = layout.obs_size, layout.slices, layout.starts  # noqa: N806
     seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,))
     if ((seats < 0) | (seats >= p)).any():
         raise ValueError(
             f"observing seats must be in [0, {p}), got {seats[(seats < 0) | (seats >= p)][0]}"
         )
     if out is None:
-        out = np.zeros((n, OBS_SIZE), np.float32)
+        out = np.zeros((n, size), np.float32)
     else:
-        if out.shape != (n, OBS_SIZE) or out.dtype != np.float32:
-            raise ValueError(f"out must be a float32 array of shape {(n, OBS_SIZE)}")
+        if out.shape != (n, size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape {(n, size)}")
         out.fill(0.0)
     rows = np.arange(n)
-    row_base = rows * OBS_SIZE
+    row_base = rows * size
     hot: list[np.ndarray] = []  # flat positions of the one-hot 1s, written at once
 
     def one_hot(name: str, index: np.ndarray, where: np.ndarray | None = None) -> None:
@@ -73,7 +73,7 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     out[:, SLICES["discard"]] = s.discard
     out[:, _START["draw_pile_size"]] = s.pile_size
     one_hot("drawn_card", s.drawn, (s.phase == DRAWN) & (s.actor == seats))
-    on_d4 = s.top == WILD_DRAW_FOUR
+    on_d4 = s.top == WILD_DRAW_FOUR if layout.name == "classic" else layout.draw_four_like[s.top]
     if on_d4.any():
         one_hot("previous_color", s.prev_color, on_d4)
         one_hot("draw4_player", relative(s.draw4_player), on_d4)
@@ -89,4 +89,28 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
             s.scores[scored[:, None], columns] / s.rules.match_target
         )
     out[:, _START["progress"]] = s.turn / s.rules.max_turns
+    if layout.name != "classic":
+        _observe_extended(s, seats, out, _START)
     return out
+
+
+def _observe_extended(s: State, seats: np.ndarray, out: np.ndarray, start: dict) -> None:
+    """The extended layout's pieces: the dispenser's presses, the last swap, a shuffle."""
+    out[:, start["dispenser_presses"]] = s.presses
+    out[:, start["shuffled"]] = s.shuffled
+    swapped = np.flatnonzero(s.swap_seats[:, 0] >= 0)
+    if not swapped.size:
+        return
+    pair = s.swap_seats[swapped].astype(np.int64)
+    who = seats[swapped]
+    for side in (0, 1):
+        out[swapped, start["swap_seats"] + (pair[:, side] - who) % s.rules.players] = 1.0
+    kinds = s.hands.shape[2]
+    for side in (0, 1):
+        mine = np.flatnonzero(pair[:, side] == who)
+        if mine.size:
+            rows = swapped[mine]
+            given = start["swap_given"]
+            received = start["swap_received"]
+            out[rows, given : given + kinds] = s.swap_given[rows, side]
+            out[rows, received : received + kinds] = s.swap_given[rows, 1 - side]

@@ -1,8 +1,8 @@
 """The draw pile and the discard pile: drawing cards, and refilling an empty pile (reshuffles).
 
-State fields used (N games, P seats): ``pile`` (N, 108) int8, the draw pile, drawn from
-index ``pile_size - 1`` down; ``pile_size`` (N,) int16; ``discard`` (N, 54) int8 counts,
-the top card included; ``hands`` (N, P, 54) int8 and ``hand_size`` (N, P) int16, which a
+State fields used (N games, P seats): ``pile`` (N, D) int8 (D the deck's cards), the draw pile, drawn from
+index ``pile_size - 1`` down; ``pile_size`` (N,) int16; ``discard`` (N, K) int8 counts,
+the top card included; ``hands`` (N, P, K) int8 and ``hand_size`` (N, P) int16, which a
 draw increments; ``key`` (N,) uint64 and ``reshuffles`` (N,) int32, which seed each
 reshuffle's order (counter-based, :mod:`uno_rl.core.rng`), so duplicate deals replay exactly.
 """
@@ -12,27 +12,26 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .cards import DECK_SIZE, NUM_KINDS, WILD_DRAW_FOUR
 from .state import State
-from .tables import KINDS_INT8, LANES
+from .tables import LANES
 from .views import flat_view, seat_rows
 
 #: Up to this many games, a multi-card draw uses one np.add.at instead of a pass per card.
 _SMALL_DRAW = 64
 
 
-def row_counts(pile: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """(k, 54) counts of the first ``size`` cards of each pile row."""
+def row_counts(pile: np.ndarray, size: np.ndarray, kinds: int) -> np.ndarray:
+    """(k, kinds) counts of the first ``size`` cards of each pile row ((k, D) int8)."""
     k = pile.shape[0]
-    valid = LANES[None, :] < size[:, None]
-    flat = (np.arange(k)[:, None] * NUM_KINDS + pile)[valid]
-    return np.bincount(flat, minlength=k * NUM_KINDS).reshape(k, NUM_KINDS)
+    valid = LANES[None, : pile.shape[1]] < size[:, None]
+    flat = (np.arange(k)[:, None] * kinds + pile)[valid]
+    return np.bincount(flat, minlength=k * kinds).reshape(k, kinds)
 
 
 def shuffled_piles(
-    counts: np.ndarray, keys: np.ndarray, stream: int, index
+    counts: np.ndarray, keys: np.ndarray, stream: int, index, width: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Shuffled piles of the cards in ``counts`` ((k, 54) per row): ((k, 108) int8, (k,) int16).
+    """Shuffled piles of the cards in ``counts`` ((k, K) per row): ((k, width) int8, (k,) int16).
 
     Each row's cards are listed in canonical (kind) order and shuffled by its game's ``keys``
     (row ``i`` draws lanes ``0 .. m_i - 1`` of stream ``stream``, index ``index[i]``): lane
@@ -40,16 +39,18 @@ def shuffled_piles(
     padding after a row's ``m_i`` cards holds an arbitrary kind. Only the lanes up to the
     longest row are keyed and sorted: a row's order depends on its own keys alone.
     """
-    k = counts.shape[0]
+    k, kinds = counts.shape
     per_row = counts.sum(axis=1)
-    listed = np.repeat(np.tile(KINDS_INT8, k), counts.reshape(-1))  # every row's cards, in turn
+    listed = np.repeat(
+        np.tile(np.arange(kinds, dtype=np.int8), k), counts.reshape(-1)
+    )  # every row's cards, in turn
     lanes = int(per_row.max(initial=0))
     sort_keys = rng.sort_keys(keys, stream, np.asarray(index, np.int64), lanes)
     valid = LANES[None, :lanes] < per_row[:, None]
     sort_keys[~valid] = rng.PAD_KEY  # padding sorts last, stably
     order = np.argsort(sort_keys, axis=1, kind="stable")
     order += (per_row.cumsum() - per_row)[:, None]  # position of each row's cards in ``listed``
-    piles = np.full((k, DECK_SIZE), NUM_KINDS - 1, np.int8)
+    piles = np.full((k, width), kinds - 1, np.int8)
     piles[:, :lanes][valid] = listed[order[valid]]
     return piles, per_row.astype(np.int16)
 
@@ -60,14 +61,17 @@ def reshuffle(s: State, g: np.ndarray) -> None:
     rows = np.arange(g.size)
     counts[rows, s.top[g]] -= 1
     if s.rules.caught_bluffer == "takes-back" and s.rules.challenge_enabled:
-        keep = (s.top[g] == WILD_DRAW_FOUR) & (s.prev_top[g] >= 0)  # a take-back restores it
+        on_four = s.rules.layout.draw_four_like[s.top[g]]  # +4 (or Targeted +4)
+        keep = on_four & (s.prev_top[g] >= 0)  # a take-back restores the card under it
         counts[rows[keep], s.prev_top[g[keep]]] -= 1
     some = counts.any(axis=1)
     if not some.all():
         if not some.any():
             return
         g, counts = g[some], counts[some]
-    s.pile[g], s.pile_size[g] = shuffled_piles(counts, s.key[g], rng.RESHUFFLE, s.reshuffles[g])
+    s.pile[g], s.pile_size[g] = shuffled_piles(
+        counts, s.key[g], rng.RESHUFFLE, s.reshuffles[g], s.pile.shape[1]
+    )
     s.discard[g] -= counts.astype(np.int8)
     s.reshuffles[g] += 1
 
@@ -77,6 +81,7 @@ def draw_cards(s: State, g: np.ndarray, seats: np.ndarray, counts: np.ndarray) -
 
     ``g`` holds each game at most once.
     """
+    kinds = s.hands.shape[2]
     remaining = np.asarray(counts, np.int64).copy()
     active = remaining > 0
     g, seats, remaining = g[active], seats[active], remaining[active]
@@ -86,15 +91,15 @@ def draw_cards(s: State, g: np.ndarray, seats: np.ndarray, counts: np.ndarray) -
         if most:
             rows = seat_rows(s, g, seats)
             pile, hands = flat_view(s.pile), flat_view(s.hands)
-            top = g * DECK_SIZE + s.pile_size[g] - 1  # flat index of each pile's top card
+            top = g * s.pile.shape[1] + s.pile_size[g] - 1  # flat index of each pile's top card
             if g.size <= _SMALL_DRAW:  # few games: one unbuffered add (a row may repeat a kind)
                 valid = LANES[None, :most] < take[:, None]
                 cards = pile[(top[:, None] - LANES[None, :most])[valid]]
-                np.add.at(hands, np.repeat(rows, take) * NUM_KINDS + cards, 1)
+                np.add.at(hands, np.repeat(rows, take) * kinds + cards, 1)
             else:  # many games: one pass per card, each (game, seat) row once per pass
                 for depth in range(most):
                     r = np.flatnonzero(take > depth) if depth else np.flatnonzero(take)
-                    hands[rows[r] * NUM_KINDS + pile[top[r] - depth]] += 1
+                    hands[rows[r] * kinds + pile[top[r] - depth]] += 1
             flat_view(s.hand_size)[rows] += take.astype(np.int16)
             s.pile_size[g] -= take.astype(np.int16)
             remaining -= take
@@ -117,10 +122,10 @@ def draw_one(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     if got.any():
         gg, ss = g[got], seats[got]
         size = s.pile_size[gg] - 1
-        card = flat_view(s.pile)[gg * DECK_SIZE + size]
+        card = flat_view(s.pile)[gg * s.pile.shape[1] + size]
         s.pile_size[gg] = size
         rows = seat_rows(s, gg, ss)
-        flat_view(s.hands)[rows * NUM_KINDS + card] += 1
+        flat_view(s.hands)[rows * s.hands.shape[2] + card] += 1
         flat_view(s.hand_size)[rows] += 1
         cards[got] = card
     return cards

@@ -17,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .cards import KIND_COLOR, KIND_RANK, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .cards import KIND_COLOR, NUM_KINDS, WILD, WILD_DRAW_FOUR
 from .effects import finish_play, play_last_card
 from .legality import draw_four_legal, playable
+from .new_cards import boomerang_return, discard_all, press
 from .phases import DRAWN, MULTI, PLAY, RESPOND
 from .piles import draw_cards, draw_one
 from .state import State
@@ -31,6 +32,10 @@ def draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     """``seats`` draw (one card, or until one is playable); a playable card is then offered
     (the drawn phase) unless the rules play it at once or forbid it; otherwise the turn passes."""
     rules = s.rules
+    if rules.dispenser_on:  # one press of the dispenser, and the turn is over
+        press(s, g, seats, np.ones(g.size, np.int64))
+        start_turn(s, g, next_seat(s, g, seats))
+        return
     card = draw_one(s, g, seats)
     if rules.drawn_card == "auto-play":
         _auto_play(s, g, seats, card)
@@ -61,11 +66,17 @@ def _lay_card(
     """Move card ``kinds`` from the hands of ``seats`` onto the discard piles of games ``g``:
     the new top card, its color (``named`` for wilds). Returns the (k,) flat (game, seat) rows."""
     rows = seat_rows(s, g, seats)
-    flat_view(s.hands)[rows * NUM_KINDS + kinds] -= 1
+    width = s.hands.shape[2]
+    flat_view(s.hands)[rows * width + kinds] -= 1
     flat_view(s.hand_size)[rows] -= 1
-    flat_view(s.discard)[g * NUM_KINDS + kinds] += 1
+    flat_view(s.discard)[g * width + kinds] += 1
     s.top[g] = kinds
-    s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
+    if width == NUM_KINDS:
+        s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
+    else:  # a Boomerang (colorless, names nothing) leaves the color as it is
+        layout = s.rules.layout
+        own = np.where(layout.kind_color[kinds] >= 0, layout.kind_color[kinds], s.color[g])
+        s.color[g] = np.where(layout.names_color[kinds], named, own)
     s.drawn[g] = -1
     return rows
 
@@ -73,8 +84,10 @@ def _lay_card(
 def _auto_play(s: State, g: np.ndarray, seats: np.ndarray, card: np.ndarray) -> None:
     """``drawn_card='auto-play'`` (RLCard): the drawn ``card`` ((k,) kinds, -1: none) is played
     at once if it is a Wild, a +4 or of the current color; otherwise the turn passes."""
+    layout = s.rules.layout
     kinds = card.astype(np.int64)
-    auto = (kinds >= 52) | ((kinds >= 0) & (KIND_COLOR[np.maximum(kinds, 0)] == s.color[g]))
+    safe = np.maximum(kinds, 0)
+    auto = (kinds >= 0) & (layout.names_color[safe] | (layout.kind_color[safe] == s.color[g]))
     keep = ~auto
     start_turn(s, g[keep], next_seat(s, g[keep], seats[keep]))
     g, seats, kinds = g[auto], seats[auto], kinds[auto]
@@ -103,7 +116,10 @@ def play_card(
 ) -> None:
     """Seat ``seats`` plays card ``kinds`` in games ``g`` (named color for wilds)."""
     rules = s.rules
-    d4 = np.flatnonzero(kinds == WILD_DRAW_FOUR)
+    if s.hands.shape[2] == NUM_KINDS:
+        d4 = np.flatnonzero(kinds == WILD_DRAW_FOUR)
+    else:
+        d4 = np.flatnonzero(rules.layout.draw_four_like[kinds])
     if d4.size:
         gd, sd = g[d4], seats[d4]
         bluff = np.zeros(d4.size, bool)
@@ -116,6 +132,9 @@ def play_card(
         s.stats[gd, 0, sd] += 1
         s.stats[gd, 1, sd] += bluff
     rows = _lay_card(s, g, seats, kinds, named)
+    if s.hands.shape[2] != NUM_KINDS:
+        discard_all(s, g, seats, kinds)
+        boomerang_return(s, g, kinds)
     hand_size = flat_view(s.hand_size)
     if rules.wild_cancels_draw:
         s.pending[g[(phase == RESPOND) & (kinds == WILD)]] = 0
@@ -127,7 +146,10 @@ def play_card(
             forgets = rng.uniform(s.key[go], rng.FORGET_UNO, s.turn[go], 0) < rules.uno_forget_prob
             caught = rng.uniform(s.key[go], rng.FORGET_UNO, s.turn[go], 1) < rules.uno_catch_prob
             hit = one[forgets & caught]
-            draw_cards(s, g[hit], seats[hit], np.full(hit.size, rules.uno_penalty))
+            if rules.dispenser_on:
+                press(s, g[hit], seats[hit], np.full(hit.size, 2, np.int64))
+            else:
+                draw_cards(s, g[hit], seats[hit], np.full(hit.size, rules.uno_penalty))
             sizes = hand_size[rows]
     empty = sizes == 0
     if empty.any():
@@ -135,7 +157,7 @@ def play_card(
     rest = ~empty if rules.multi_play or empty.any() else None  # None: all games go on
     count = None  # cards of the combination (multi-play), 1 when None
     if rules.multi_play:
-        rank = KIND_RANK[kinds]
+        rank = rules.layout.kind_rank[kinds]
         count = np.where(phase == MULTI, s.multi_count[g].astype(np.int64) + 1, 1)
         combines = rank < (13 if rules.multi_play_actions else 10)  # numbers (and symbols)
         multi = rest & ((phase == PLAY) | (phase == MULTI)) & (kinds < 52) & combines & (sizes >= 2)

@@ -50,38 +50,27 @@ import numpy as np
 from . import rng
 from .actions import (
     ACCEPT,
-    ACTION_CARD,
-    ACTION_COLOR,
-    ACTION_TARGET,
     CHALLENGE,
     CHOOSE_COLOR,
     DRAW,
-    NUM_ACTIONS,
     PASS,
-    PLAY_DRAW_FOUR,
-    PLAY_WILD,
-    TARGET,
-    action_name,
 )
-from .cards import (
-    CANONICAL_DECK,
-    DRAW_TWO_RANK,
-    KIND_COLOR,
-    KIND_POINTS,
-    KIND_RANK,
-    NUM_KINDS,
-    REVERSE_RANK,
-    SKIP_RANK,
-    WILD,
-    WILD_DRAW_FOUR,
-)
+from .cards import DRAW_TWO_RANK, REVERSE_RANK, SKIP_RANK, WILD, WILD_DRAW_FOUR
+from .layout import BOOMERANG, DISCARD_ALL, TARGETED_FOUR, TARGETED_TWO
 from .phases import COLOR, DRAWN, JUMP, MULTI, OVER, PLAY, RESPOND
 from .phases import TARGET as TARGET_PHASE
+from .reference_cards import ReferenceNewCards
+from .reference_moves import ReferenceMoves
+from .reference_observe import observe_reference
 from .rules import Rules
 from .state import STAT_NAMES
 
+#: Symbols above this one are the cards of RULES.md section 11 (:mod:`.layout`).
+WILD_DRAW_FOUR_RANK = 14
+
 
 def is_draw_two(kind: int) -> bool:
+    """A classic +2 (kinds 0 .. 51 are the classic colored cards in every layout)."""
     return kind < 52 and kind % 13 == DRAW_TWO_RANK
 
 
@@ -105,7 +94,7 @@ class StepOutcome:
     bluffs_caught: list[int] | None = None
 
 
-class ReferenceGame:
+class ReferenceGame(ReferenceMoves, ReferenceNewCards):
     """One UNO game (a round, or a match of rounds) in plain Python."""
 
     def __init__(
@@ -125,27 +114,28 @@ class ReferenceGame:
 
     # ----------------------------------------------------------------- setup
     def _deal(self, seed: int, dealer: int | None) -> None:
-        p = self.num_players
+        p, layout = self.num_players, self.layout
+        kinds, deck = layout.num_kinds, self.rules.deck_cards.cards
         self.key = seed
-        order = np.argsort(rng.sort_keys(seed, rng.DEAL, 0, len(CANONICAL_DECK)), kind="stable")
-        self.pile = [int(c) for c in CANONICAL_DECK[order]]
+        order = np.argsort(rng.sort_keys(seed, rng.DEAL, 0, len(deck)), kind="stable")
+        self.pile = [int(c) for c in deck[order]]
         if dealer is None:
             dealer = int(rng.bits(seed, rng.DEALER, 0, 0) % np.uint64(p))
         self.dealer = dealer
-        self.hands = [[0] * NUM_KINDS for _ in range(p)]
+        self.hands = [[0] * kinds for _ in range(p)]
         for j in range(p * self.rules.hand_size):
             self.hands[(dealer + 1 + j) % p][self.pile.pop()] += 1
         self.reshuffles = 0
         attempt = 0
         top = self.pile.pop()
-        while top == WILD_DRAW_FOUR:
+        while layout.returns_as_first_card[top]:  # a +4 (or such) goes back into the pile
             self.pile = self._shuffled(sorted(self.pile + [top]), rng.FIRST_DRAW4, attempt)
             attempt += 1
             top = self.pile.pop()
-        self.discard = [0] * NUM_KINDS
+        self.discard = [0] * kinds
         self.discard[top] = 1
         self.top = top
-        self.color = int(KIND_COLOR[top])
+        self.color = int(layout.kind_color[top])
         self.direction = 1
         self.pending = 0
         self.drawn = -1
@@ -155,8 +145,14 @@ class ReferenceGame:
         self.skip_turn = [0] * p
         self.jump_card, self.jump_from, self.jump_cursor = -1, -1, 0
         self.resume_actor, self.resume_phase = -1, PLAY
-        self.revealed = [0] * NUM_KINDS
+        self.revealed = [0] * kinds
         self.reveal_viewer, self.reveal_target = -1, -1
+        self.presses = 0
+        self.press_index = 0
+        self.cause = -1
+        self.swap_seats = [-1, -1]
+        self.swap_given = [[0] * kinds, [0] * kinds] if layout.name != "classic" else [[], []]
+        self.shuffled = False
         self.turn = 0
         self.winner = -1
         self.truncated = False
@@ -164,18 +160,21 @@ class ReferenceGame:
         first = (dealer + 1) % p
         self.actor, self.phase = first, PLAY
         effects = self.rules.first_card_effects
-        if top == WILD and self.rules.first_wild_color_by == "random":
+        names_color = bool(layout.names_color[top])
+        if names_color and self.rules.first_wild_color_by == "random":
             self.color = int(rng.bits(seed, rng.FIRST_COLOR, 0, 0) % np.uint64(4))
-        elif top == WILD:
+        elif names_color:
             self.phase = COLOR
             self.actor = dealer if self.rules.first_wild_color_by == "dealer" else first
         elif effects and is_draw_two(top):
             self._draw(first, 2)
             if self.rules.first_draw_two_skips:
                 self.actor = self._next(first)
-        elif effects and KIND_RANK[top] == SKIP_RANK:
+        if effects and layout.kind_rank[top] > WILD_DRAW_FOUR_RANK:
+            self._first_card_new(top, first, dealer)
+        elif effects and layout.kind_rank[top] == SKIP_RANK:
             self.actor = self._next(first)
-        elif effects and KIND_RANK[top] == REVERSE_RANK:
+        elif effects and layout.kind_rank[top] == REVERSE_RANK:
             self.direction = -1
             self.actor = dealer
 
@@ -197,19 +196,19 @@ class ReferenceGame:
             cards[self.top] -= 1
             if self._keeps_card_under_top():
                 cards[self.prev_top] -= 1
-            flat = [k for k in range(NUM_KINDS) for _ in range(cards[k])]
+            flat = [k for k in range(len(cards)) for _ in range(cards[k])]
             if not flat:
                 return -1
             self.pile = self._shuffled(flat, rng.RESHUFFLE, self.reshuffles)
             self.reshuffles += 1
-            self.discard = [self.discard[k] - cards[k] for k in range(NUM_KINDS)]
+            self.discard = [self.discard[k] - cards[k] for k in range(len(cards))]
         card = self.pile.pop()
         self.hands[seat][card] += 1
         return card
 
     def _keeps_card_under_top(self) -> bool:
         return (
-            self.top == WILD_DRAW_FOUR
+            self.layout.draw_four_like[self.top]  # a +4 or Targeted +4
             and self.prev_top >= 0
             and self.rules.caught_bluffer == "takes-back"
             and self.rules.challenge_enabled
@@ -219,102 +218,6 @@ class ReferenceGame:
         for _ in range(count):
             if self._draw_one(seat) < 0:
                 return
-
-    def _matches(self, kind: int) -> bool:
-        """Colored card matching the current color or the top card's symbol."""
-        if kind >= 52:
-            return False
-        return KIND_COLOR[kind] == self.color or (
-            self.top < 52 and KIND_RANK[kind] == KIND_RANK[self.top]
-        )
-
-    def draw_four_legal(self, seat: int) -> bool:
-        """Whether a +4 from ``seat`` is legal now (not a bluff) under ``draw_four_legal``."""
-        hand = self.hands[seat]
-        if self.rules.draw_four_legal == "no-current-color":
-            return not any(hand[k] and KIND_COLOR[k] == self.color for k in range(52))
-        return not (hand[WILD] or any(hand[k] and self._matches(k) for k in range(52)))
-
-    def _playable(self, seat: int, kind: int) -> bool:
-        """Whether ``kind`` may be played in the play phase (ignoring last-card limits)."""
-        if kind == WILD:
-            return True
-        if kind == WILD_DRAW_FOUR:
-            return self.rules.challenge_enabled or self.draw_four_legal(seat)
-        return self._matches(kind)
-
-    def _last_card_allows(self, seat: int, kind: int) -> bool:
-        if self.hand_size(seat) != 1:
-            return True
-        rule = self.rules.last_card
-        if rule == "no-draw-four":
-            return kind != WILD_DRAW_FOUR
-        if rule == "no-wild":
-            return kind < 52
-        return True
-
-    @staticmethod
-    def _actions_for(kind: int) -> list[int]:
-        if kind == WILD:
-            return [PLAY_WILD + c for c in range(4)]
-        if kind == WILD_DRAW_FOUR:
-            return [PLAY_DRAW_FOUR + c for c in range(4)]
-        return [kind]
-
-    # ----------------------------------------------------------- legal moves
-    def legal_actions(self) -> list[int]:
-        """Sorted legal actions of the player to act (empty once the game is over)."""
-        seat, hand, legal = self.actor, self.hands[self.actor], []
-        if self.phase == PLAY:
-            for k in range(NUM_KINDS):
-                if hand[k] and self._playable(seat, k) and self._last_card_allows(seat, k):
-                    legal += self._actions_for(k)
-            if self.rules.voluntary_draw or not legal:
-                legal.append(DRAW)
-        elif self.phase == DRAWN:
-            legal += self._actions_for(self.drawn)
-            if self.rules.drawn_card != "must-play":
-                legal.append(PASS)
-        elif self.phase == RESPOND:
-            legal += self._respond_actions(seat)
-        elif self.phase == TARGET_PHASE:
-            legal += [TARGET + k - 1 for k in range(1, self.num_players)]
-        elif self.phase == MULTI:
-            if self.hand_size(seat) >= 2:
-                legal += [k for k in range(52) if hand[k] and KIND_RANK[k] == self.multi_rank]
-            legal.append(PASS)
-        elif self.phase == COLOR:
-            legal += [CHOOSE_COLOR + c for c in range(4)]
-        elif self.phase == JUMP:
-            legal += [self.jump_card, PASS]
-        return sorted(legal)
-
-    def _respond_actions(self, seat: int) -> list[int]:
-        hand, rules, legal = self.hands[seat], self.rules, [ACCEPT]
-        if rules.challenge_enabled and self.top == WILD_DRAW_FOUR:
-            legal.append(CHALLENGE)
-        if self.hand_size(self.draw4_player) == 0 and self.top == WILD_DRAW_FOUR:
-            return legal  # the +4 was its player's last card: only accept or challenge
-        cards = []
-        if rules.stacking != "none":
-            if is_draw_two(self.top):
-                cards += [k for k in range(52) if is_draw_two(k)]
-                if rules.stacking == "any":
-                    cards.append(WILD_DRAW_FOUR)
-            else:
-                cards.append(WILD_DRAW_FOUR)
-                if rules.stacking == "any":
-                    cards += [
-                        k for k in range(52) if is_draw_two(k) and KIND_COLOR[k] == self.color
-                    ]
-        if rules.wild_cancels_draw:
-            cards.append(WILD)
-        for k in cards:
-            if k == WILD_DRAW_FOUR and not self.draw_four_legal(seat):
-                continue  # a stacked +4 cannot be challenged: only a legal one is offered
-            if hand[k] and self._last_card_allows(seat, k):
-                legal += self._actions_for(k)
-        return legal
 
     # ------------------------------------------------------------------ step
     def step(self, action: int) -> StepOutcome:
@@ -330,14 +233,15 @@ class ReferenceGame:
         legal = self.legal_actions()
         if action not in legal:
             raise ValueError(
-                f"illegal action {action} ({action_name(action) if 0 <= action < NUM_ACTIONS else '?'}) "
+                f"illegal action {action} ({self._action_name(action)}) "
                 f"for player {self.actor} in phase {self.phase}; legal: "
-                + ", ".join(f"{a} ({action_name(a)})" for a in legal)
+                + ", ".join(f"{a} ({self._action_name(a)})" for a in legal)
             )
         seat, phase = self.actor, self.phase
-        kind = int(ACTION_CARD[action])
+        layout = self.layout
+        kind = int(layout.action_card[action])
         if kind >= 0:
-            self._play(seat, kind, int(ACTION_COLOR[action]), phase)
+            self._play(seat, kind, int(layout.action_color[action]), phase)
         elif action == DRAW:
             self._draw_action(seat)
         elif action == PASS:
@@ -350,22 +254,40 @@ class ReferenceGame:
         elif action == ACCEPT:
             self._draw(seat, self.pending)
             self.pending = 0
-            self._after_penalty(self._next(seat), victim=seat)
+            self._after_penalty(self._after_victim(seat), victim=seat)
         elif action == CHALLENGE:
             self._challenge(seat)
         elif action >= CHOOSE_COLOR:
-            self.color = int(ACTION_COLOR[action])
-            self.actor, self.phase = (self.dealer + 1) % self.num_players, PLAY
-        else:  # seven-zero target
-            target = (seat + int(ACTION_TARGET[action])) % self.num_players
-            self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
-            self._end_turn(seat, self._next(seat), PLAY)
+            self.color = int(layout.action_color[action])
+            start = self.resume_actor  # a first Wild Hit-Fire's victim has lost the turn
+            if start < 0:
+                start = (self.dealer + 1) % self.num_players
+            self.actor, self.phase = start, PLAY
+        else:  # a target: of a 7 (seven-zero), a Swap Hands or a targeted draw
+            target = (seat + int(layout.action_target[action])) % self.num_players
+            if self.rules.effect_rank[self.top] in (TARGETED_TWO, TARGETED_FOUR):
+                self._target_draw(seat, target)
+            else:
+                self._swap(seat, target)
+                self._end_turn(seat, self._next(seat), PLAY)
         return self._close_step()
+
+    @property
+    def layout(self):
+        """The deck's :class:`~uno_rl.core.layout.Layout`."""
+        return self.rules.layout
+
+    def _action_name(self, action: int) -> str:
+        return self.layout.action_name(action) if 0 <= action < self.layout.num_actions else "?"
 
     def _start_turn(self, seat: int) -> None:
         self.actor, self.phase = seat, PLAY
 
     def _draw_action(self, seat: int) -> None:
+        if self.rules.dispenser_on:  # one press of the dispenser, and the turn is over
+            self._press(seat, 1)
+            self._start_turn(self._next(seat))
+            return
         card = self._draw_one(seat)
         if self.rules.drawn_card == "auto-play":
             self._auto_play(seat, card)
@@ -379,7 +301,8 @@ class ReferenceGame:
 
     def _auto_play(self, seat: int, card: int) -> None:
         """RLCard's drawn card: a Wild, +4 or card of the current color is played at once."""
-        if card < 0 or (card < 52 and KIND_COLOR[card] != self.color):
+        colors = self.layout.kind_color
+        if card < 0 or (not self.layout.names_color[card] and colors[card] != self.color):
             self._start_turn(self._next(seat))
             return
         if card == WILD_DRAW_FOUR:  # shown while it is on top; nothing can be taken back
@@ -388,17 +311,17 @@ class ReferenceGame:
         self.hands[seat][card] -= 1
         self.discard[card] += 1
         self.top = card
-        if card >= 52:
+        if self.layout.names_color[card]:
             self.color = int(rng.bits(self.key, rng.DRAWN_COLOR, self.turn, 0) % np.uint64(4))
         else:
-            self.color = int(KIND_COLOR[card])
+            self.color = int(colors[card])
         if card == WILD_DRAW_FOUR:  # played as a plain Wild: nobody draws
             self._start_turn(self._next(seat))
         else:
             self._finish_play(seat, card)
 
     def _play(self, seat: int, kind: int, color: int, phase: int) -> None:
-        if kind == WILD_DRAW_FOUR:
+        if self.layout.draw_four_like[kind]:  # a +4 or a Targeted +4: who, and was it a bluff
             self.draw4_bluff = self.rules.challenge_enabled and not self.draw_four_legal(seat)
             self.draw4_player = seat
             self.prev_top, self.prev_color = self.top, self.color
@@ -407,8 +330,16 @@ class ReferenceGame:
         self.hands[seat][kind] -= 1
         self.discard[kind] += 1
         self.top = kind
-        self.color = color if kind >= 52 else int(KIND_COLOR[kind])
+        own = int(self.layout.kind_color[kind])
+        if self.layout.names_color[kind]:
+            self.color = color
+        elif own >= 0:  # a colorless card that names nothing (Boomerang) keeps the color
+            self.color = own
         self.drawn = -1
+        if self.rules.effect_rank[kind] == DISCARD_ALL:
+            self._discard_all(seat, kind)
+        elif self.rules.effect_rank[kind] == BOOMERANG:
+            self._boomerang()
         if phase == RESPOND and kind == WILD:
             self.pending = 0  # a Wild cancels the pending draws
         if self.hand_size(seat) == 1 and self.rules.uno_forget_prob > 0:
@@ -417,21 +348,25 @@ class ReferenceGame:
             )
             caught = rng.uniform(self.key, rng.FORGET_UNO, self.turn, 1) < self.rules.uno_catch_prob
             if forgets and caught:
-                self._draw(seat, self.rules.uno_penalty)
+                if self.rules.dispenser_on:
+                    self._press(seat, 2)
+                else:
+                    self._draw(seat, self.rules.uno_penalty)
         if self.hand_size(seat) == 0:
             self._play_last_card(seat, kind)
             return
         count = self.multi_count + 1 if phase == MULTI else 1  # cards of this combination
-        combines = KIND_RANK[kind] < (13 if self.rules.multi_play_actions else 10)
+        ranks = self.layout.kind_rank
+        combines = ranks[kind] < (13 if self.rules.multi_play_actions else 10)
         if (
             self.rules.multi_play
             and phase in (PLAY, MULTI)
             and kind < 52
             and combines
             and self.hand_size(seat) >= 2
-            and any(self.hands[seat][k] for k in range(52) if KIND_RANK[k] == KIND_RANK[kind])
+            and any(self.hands[seat][k] for k in range(52) if ranks[k] == ranks[kind])
         ):
-            self.actor, self.phase, self.multi_rank = seat, MULTI, int(KIND_RANK[kind])
+            self.actor, self.phase, self.multi_rank = seat, MULTI, int(ranks[kind])
             self.multi_count = count
             return
         self._finish_play(seat, kind, count)
@@ -446,13 +381,19 @@ class ReferenceGame:
         if kind == WILD_DRAW_FOUR or is_draw_two(kind):
             self._draw(victim, self.pending + (4 if kind == WILD_DRAW_FOUR else 2))
             self.pending = 0
+        rank = int(self.rules.effect_rank[kind])
+        if rank > WILD_DRAW_FOUR_RANK and self._final_new_card(seat, rank):
+            return  # a final targeted card: its victim is still to be chosen
         self._end_round(seat)
 
     def _finish_play(self, seat: int, kind: int, count: int = 1) -> None:
         """Effects of the card that ends ``seat``'s play, a combination of ``count`` cards of
         its symbol (``multi_play_actions``): n Skips skip n players, n Reverses flip n times,
-        n +2s give 2n cards."""
-        rules, rank = self.rules, int(KIND_RANK[kind])
+        n +2s give 2n cards. The cards of RULES.md section 11 are in :meth:`_new_card`."""
+        rules, rank = self.rules, int(self.rules.effect_rank[kind])
+        if rank > WILD_DRAW_FOUR_RANK:
+            self._new_card(seat, rank)
+            return
         if rules.seven_zero and rank == 7:
             self.actor, self.phase = seat, TARGET_PHASE
             return
@@ -460,7 +401,10 @@ class ReferenceGame:
             p = self.num_players
             old = self.hands
             self.hands = [old[(i - self.direction) % p] for i in range(p)]
-        if rank == SKIP_RANK:
+        if rank == SKIP_RANK and rules.boomerangs and count == 1:  # the victim may answer
+            self.cause = seat
+            self._end_turn(seat, self._next(seat), RESPOND)
+        elif rank == SKIP_RANK:
             self._end_turn(seat, self._next(seat, 1 + count), PLAY)
         elif rank == REVERSE_RANK:
             self.direction *= (-1) ** count
@@ -468,11 +412,13 @@ class ReferenceGame:
             self._end_turn(seat, seat if skips else self._next(seat), PLAY)
         elif kind == WILD_DRAW_FOUR or rank == DRAW_TWO_RANK:
             self.pending += 4 if kind == WILD_DRAW_FOUR else 2 * count
+            self.cause = seat
             victim = self._next(seat)
             can_respond = (
                 rules.stacking != "none"
                 or rules.wild_cancels_draw
                 or (kind == WILD_DRAW_FOUR and rules.challenge_enabled)
+                or rules.boomerangs
             )
             if can_respond:
                 self._end_turn(seat, victim, RESPOND)
@@ -491,7 +437,8 @@ class ReferenceGame:
         """
         self.resume_actor, self.resume_phase = next_actor, next_phase
         answer_first = next_phase == RESPOND and self.rules.stacking == "none"
-        if self.rules.jump_in and self.top < 52 and not answer_first:
+        colored = self.layout.kind_color[self.top] >= 0
+        if self.rules.jump_in and colored and not answer_first:
             self.jump_card, self.jump_from = self.top, seat
             self._ask_jump(1)
         else:
@@ -515,9 +462,9 @@ class ReferenceGame:
         if self.draw4_bluff:
             self.stats["challenges_won"][seat] += 1
             self.stats["bluffs_caught"][bluffer] += 1
-            if self.rules.caught_bluffer == "takes-back":
-                self.hands[bluffer][WILD_DRAW_FOUR] += 1
-                self.discard[WILD_DRAW_FOUR] -= 1
+            if self.rules.caught_bluffer == "takes-back":  # the +4 (or Targeted +4) goes back
+                self.hands[bluffer][self.top] += 1
+                self.discard[self.top] -= 1
                 self.top, self.color = self.prev_top, self.prev_color
                 self.prev_top = -1  # nothing lies under the restored card that could come back
             if self.rules.caught_bluffer == "loses-turn" and self.hand_size(bluffer):
@@ -525,11 +472,11 @@ class ReferenceGame:
             else:  # draws-4, takes-back, or a loses-turn bluffer caught on their last card
                 self._draw(bluffer, self.pending)
             self.pending = 0
-            self._start_turn(seat)
+            self._start_turn(self._next(bluffer))  # the challenger, if they were next
         else:
             self._draw(seat, self.pending + 2)
             self.pending = 0
-            self._after_penalty(self._next(seat))
+            self._after_penalty(self._after_victim(seat))
 
     def _after_penalty(self, next_seat: int, victim: int | None = None) -> None:
         """After a victim drew: the round ends if the +4 was the last card, else play goes on.
@@ -544,9 +491,9 @@ class ReferenceGame:
             victim is not None
             and self.rules.jump_in
             and self.rules.stacking == "none"
-            and self.top < 52
+            and self.layout.kind_color[self.top] >= 0
         ):
-            self._end_turn(self._next(victim, -1), next_seat, PLAY)
+            self._end_turn(self.cause, next_seat, PLAY)
         else:
             self._start_turn(next_seat)
 
@@ -574,7 +521,7 @@ class ReferenceGame:
             setattr(outcome, name, list(values))
         if self.winner >= 0:
             points = [
-                sum(self.hands[s][k] * int(KIND_POINTS[k]) for k in range(NUM_KINDS))
+                sum(h * int(v) for h, v in zip(self.hands[s], self.layout.kind_points))
                 for s in range(p)
             ]
             total = sum(points)
@@ -619,46 +566,6 @@ class ReferenceGame:
             return min(range(self.num_players), key=lambda s: (self.scores[s], s))
         return max(range(self.num_players), key=lambda s: (self.scores[s], -s))
 
-    # ----------------------------------------------------------- observation
     def observe(self, seat: int) -> np.ndarray:
-        """The observation of ``seat`` as a flat float32 vector (layout: :mod:`.observe`)."""
-        from .observe_layout import OBS_SIZE, SLICES
-
-        p, obs = self.num_players, np.zeros(OBS_SIZE, dtype=np.float32)
-
-        def rel(s: int) -> int:
-            return (s - seat) % p
-
-        def put(name: str, values, index: int | None = None) -> None:
-            piece = obs[SLICES[name]]
-            if index is None:
-                piece[:] = values
-            else:
-                piece[index] = values
-
-        put("hand", self.hands[seat])
-        put("top_card", 1.0, self.top)
-        if self.color >= 0:
-            put("color", 1.0, self.color)
-        put("direction", float(self.direction))
-        put("phase", 1.0, self.phase)
-        if self.phase != OVER:
-            put("actor", 1.0, rel(self.actor))
-        put("pending_draw", float(self.pending))
-        for s in range(p):
-            put("hand_sizes", float(self.hand_size(s)), rel(s))
-        put("players", 1.0, p - 2)
-        put("discard", self.discard)
-        put("draw_pile_size", float(len(self.pile)))
-        if self.phase == DRAWN and self.actor == seat:
-            put("drawn_card", 1.0, self.drawn)
-        if self.top == WILD_DRAW_FOUR:
-            put("previous_color", 1.0, self.prev_color)
-            put("draw4_player", 1.0, rel(self.draw4_player))
-        if self.reveal_viewer == seat:
-            put("revealed_hand", self.revealed)
-            put("revealed_seat", 1.0, rel(self.reveal_target))
-        for s in range(p):
-            put("scores", self.scores[s] / self.rules.match_target, rel(s))
-        put("progress", self.turn / self.rules.max_turns)
-        return obs
+        """The observation of ``seat`` as a flat float32 vector (:mod:`.reference_observe`)."""
+        return observe_reference(self, seat)

@@ -21,6 +21,8 @@ FORGET_UNO     decision number in the round    0: forgets, 1: is caught
 NEXT_ROUND     0                               0 (seed of a match's next round)
 FIRST_COLOR    0                               0 (random color of a first-card Wild)
 DRAWN_COLOR    decision number in the round    0 (color of an auto-played drawn Wild)
+SHUFFLE_HANDS  decision number in the round    position in the sorted cards of all hands
+DISPENSER      press number in the round       0: fires, 1: how many cards a fire shoots
 =============  ==============================  =============================
 """
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 DEAL, DEALER, FIRST_DRAW4, RESHUFFLE, FORGET_UNO, NEXT_ROUND, FIRST_COLOR, DRAWN_COLOR = range(1, 9)
+SHUFFLE_HANDS, DISPENSER = 9, 10
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -57,7 +60,7 @@ def _offsets(values) -> np.ndarray:
 #: (lane + 1) * GAMMA for every lane of a deck: the last mixing round of :func:`sort_keys`.
 _LANE_OFFSETS = _offsets(np.arange(1, 129))
 #: stream * GAMMA of each stream (Python ints: no scalar overflow warnings)
-_STREAM_OFFSETS = [np.uint64((s * 0x9E3779B97F4A7C15) % 2**64) for s in range(DRAWN_COLOR + 1)]
+_STREAM_OFFSETS = [np.uint64((s * 0x9E3779B97F4A7C15) % 2**64) for s in range(DISPENSER + 1)]
 
 
 def _bits(key: np.ndarray, stream: int, index, lane_offsets) -> np.ndarray:

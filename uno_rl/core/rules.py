@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -23,7 +25,7 @@ from typing import Any
 
 from uno_rl import resources
 
-from .cards import DECK_SIZE
+from .decks import Deck, DeckError, load_deck
 
 
 class RulesError(ValueError):
@@ -42,7 +44,15 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "scoring": ("winner-takes", "losers-add", "rounds"),
     "dealer": ("random", "rotate"),
     "reward": ("win-loss", "points"),
-}
+    "dispenser": ("auto", "on", "off"),
+    "customizable_as": (
+        "wild", "wild-hit-fire", "wild-all-hit", "wild-swap-hands", "wild-shuffle-hands",
+        "downpour+1", "downpour+2",
+    ),
+}  # fmt: skip
+
+#: 1 + Binomial(11, 0.36): the default number of cards a dispenser fire shoots (1 .. 12).
+DEFAULT_DISPENSER_COUNT = tuple(math.comb(11, k) * 0.36**k * 0.64 ** (11 - k) for k in range(12))
 
 #: Inclusive ranges of every numeric switch.
 RANGES: dict[str, tuple[float, float]] = {
@@ -129,6 +139,20 @@ class Rules:
         reward: per-round reward: ``win-loss`` (+1 winner, -1/(P-1) each loser) or ``points``
             (winner +sum of losers' card points, each loser -own points). Both are zero-sum.
         max_turns: decisions (engine steps) after which a round is truncated and scored as a draw.
+        deck: the deck (RULES.md section 11): a shipped name (``classic``, ``modern-112``,
+            ``swap-112``, ``extension``, ``extreme``), a user deck's name or a TOML path
+            (:mod:`uno_rl.core.decks`).
+        dispenser: the random card dispenser replaces the draw pile: ``auto`` (when the deck
+            says so: ``extreme``), ``on`` or ``off``.
+        dispenser_hazard: probability that a press fires, by presses since the last fire
+            (the last entry must be 1).
+        dispenser_count: probabilities of 1, 2, ... cards shot by a fire (sum 1; default
+            1 + Binomial(11, 0.36)).
+        discard_all_may_go_out: a Discard All may empty its player's hand (and win).
+        swap_excludes_uno: a player in UNO (one card) cannot be chosen by a Swap Hands.
+        downpour_includes_self: the player of a Downpour draws too.
+        customizable_as: the effect of a Wild Customizable: a plain ``wild``, or another
+            colorless card's.
     """
 
     players: int = 2
@@ -160,20 +184,47 @@ class Rules:
     dealer: str = "random"
     reward: str = "win-loss"
     max_turns: int = 1000
+    deck: str = "classic"
+    dispenser: str = "auto"
+    dispenser_hazard: tuple = (0.21, 0.11, 0.54, 1.0)
+    dispenser_count: tuple = DEFAULT_DISPENSER_COUNT
+    discard_all_may_go_out: bool = True
+    swap_excludes_uno: bool = True
+    downpour_includes_self: bool = False
+    customizable_as: str = "wild"
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             _check_value(field.name, getattr(self, field.name), field.default)
-        if self.players * self.hand_size > DECK_SIZE - 9:
+        for name in ("dispenser_hazard", "dispenser_count"):
+            object.__setattr__(self, name, _probabilities(name, getattr(self, name)))
+        if self.dispenser_hazard[-1] != 1.0:
+            raise RulesError(
+                "dispenser_hazard: the last entry must be 1.0 (the dispenser fires at the "
+                f"latest after {len(self.dispenser_hazard)} presses), got {self.dispenser_hazard}"
+            )
+        if abs(sum(self.dispenser_count) - 1.0) > 1e-6:
+            raise RulesError(
+                f"dispenser_count must sum to 1 (probabilities of 1, 2, ... cards), got "
+                f"{sum(self.dispenser_count):.6g}"
+            )
+        size = self.deck_cards.size
+        if self.players * self.hand_size > size - 9:
             raise RulesError(
                 f"players={self.players} x hand_size={self.hand_size} deals "
-                f"{self.players * self.hand_size} cards; at most {DECK_SIZE - 9} may be dealt "
-                "(the deck has 108 cards and the piles need some)"
+                f"{self.players * self.hand_size} cards; at most {size - 9} may be dealt "
+                f"(the deck {self.deck!r} has {size} cards and the piles need some)"
             )
         if self.draw_until_playable and self.drawn_card in ("may-not-play", "auto-play"):
             raise RulesError(
                 f"draw_until_playable=true contradicts drawn_card='{self.drawn_card}': "
                 "drawing until playable needs a drawn card that the player may choose to play"
+            )
+        if self.dispenser_on and (self.draw_until_playable or self.drawn_card == "auto-play"):
+            raise RulesError(
+                "the dispenser (a draw is one press that ends the turn) contradicts "
+                f"draw_until_playable={str(self.draw_until_playable).lower()}, "
+                f"drawn_card={self.drawn_card!r}: set dispenser='off' or drop them"
             )
         if self.match_rounds and (not self.match or self.scoring != "losers-add"):
             raise RulesError(
@@ -195,6 +246,36 @@ class Rules:
             raise RulesError("dealer='rotate' needs match=true (the deal rotates between rounds)")
 
     # Derived switches, decided once here so engine and reference agree.
+    @functools.cached_property
+    def deck_cards(self) -> Deck:
+        """The :class:`~uno_rl.core.decks.Deck` of ``deck`` (loaded once)."""
+        try:
+            return load_deck(self.deck)
+        except DeckError as error:
+            raise RulesError(f"rules key 'deck': {error}") from None
+
+    @property
+    def layout(self):
+        """The deck's :class:`~uno_rl.core.layout.Layout` (kinds, actions, observation)."""
+        return self.deck_cards.layout
+
+    @functools.cached_property
+    def effect_rank(self):
+        """(K,) int8: the symbol of each kind's effect (a Customizable's is ``customizable_as``)."""
+        return self.layout.effect_rank(self.customizable_as)
+
+    @property
+    def boomerangs(self) -> bool:
+        """The deck holds Boomerangs: every Skip, +2, +4 and targeted draw gives its victim
+        a decision (accept, or answer with a Boomerang), whether or not they hold one."""
+        deck = self.deck_cards
+        return deck.layout.name != "classic" and bool(deck.copies[-1])
+
+    @property
+    def dispenser_on(self) -> bool:
+        """The dispenser replaces the draw pile (``dispenser``, ``auto``: as the deck says)."""
+        return self.dispenser == "on" or (self.dispenser == "auto" and self.deck_cards.dispenser)
+
     @property
     def challenge_enabled(self) -> bool:
         """A +4 victim may challenge (bluffing allowed and no stacking)."""
@@ -212,7 +293,10 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain values, ready for TOML/JSON logging."""
-        return dataclasses.asdict(self)
+        values = dataclasses.asdict(self)
+        for name in ("dispenser_hazard", "dispenser_count"):
+            values[name] = list(values[name])
+        return values
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> Rules:
@@ -234,7 +318,27 @@ def _check_keys(values: Mapping[str, Any]) -> None:
             raise RulesError(f"unknown rules key {key!r}{hint}; allowed keys: {', '.join(names)}")
 
 
+def _probabilities(name: str, value: Any) -> tuple[float, ...]:
+    """``value`` as a tuple of probabilities in [0, 1] (1 to 64 of them), or a clear error."""
+    if not isinstance(value, list | tuple) or not 1 <= len(value) <= 64:
+        raise RulesError(
+            f"rules key {name!r} must be a list of 1 to 64 probabilities, got {value!r}"
+        )
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item <= 1:
+            raise RulesError(
+                f"rules key {name!r}: every entry must be a number in [0, 1], got {item!r}"
+            )
+    return tuple(float(v) for v in value)
+
+
 def _check_value(name: str, value: Any, default: Any) -> None:
+    if isinstance(default, tuple):
+        return  # lists of probabilities: checked by _probabilities
+    if name == "deck":
+        if not isinstance(value, str) or not value.strip():
+            raise RulesError(f"rules key 'deck' must be a deck name or a TOML path, got {value!r}")
+        return  # loaded (and so checked) by Rules.deck_cards
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise RulesError(f"rules key {name!r} must be true or false, got {value!r}")

@@ -36,7 +36,7 @@ class ScalarGame(ReferenceGame):
     """One game, same rules and API as :class:`ReferenceGame`, faster queries."""
 
     def legal_actions(self) -> list[int]:
-        if self.phase != PLAY:
+        if self.phase != PLAY or self.layout.name != "classic":
             return super().legal_actions()
         seat = self.actor
         hand = self.hands[seat]
@@ -54,6 +54,8 @@ class ScalarGame(ReferenceGame):
         return legal
 
     def observe(self, seat: int) -> np.ndarray:
+        if self.layout.name != "classic":
+            return super().observe(seat)
         p = self.num_players
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
         start = _START

@@ -17,7 +17,6 @@ from . import rng
 from .deal import deal
 from .phases import OVER, PLAY
 from .state import STAT_NAMES, State
-from .tables import POINTS
 from .views import next_seat
 
 
@@ -64,7 +63,7 @@ def close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     rules, p = s.rules, s.rules.players
     stepped = slice(None) if games is None else games
     k = s.num_games if games is None else games.size
-    if rules.caught_bluffer == "loses-turn" and rules.challenge_enabled:
+    if (rules.caught_bluffer == "loses-turn" and rules.challenge_enabled) or rules.boomerangs:
         _lose_turns(s, np.arange(s.num_games) if games is None else games)
     turn = s.turn[stepped] + 1
     s.turn[stepped] = turn
@@ -101,7 +100,7 @@ def close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     if has_winner.any():
         won, won_rows = g[has_winner], rows[has_winner]
         w = s.winner[won].astype(np.int64)
-        points = (s.hands[won].astype(np.int32) * POINTS).sum(axis=2)
+        points = (s.hands[won].astype(np.int32) * s.rules.layout.points).sum(axis=2)
         total = points.sum(axis=1)
         result.points[won_rows] = total
         is_winner = np.arange(p)[None, :] == w[:, None]

@@ -13,7 +13,6 @@ import dataclasses
 
 import numpy as np
 
-from .cards import DECK_SIZE, NUM_KINDS
 from .rules import Rules
 
 __all__ = ["STAT_NAMES", "State"]
@@ -36,11 +35,11 @@ class State:
 
     rules: Rules
     key: np.ndarray  # (N,) uint64: the round's deal seed; all in-round randomness derives from it
-    hands: np.ndarray  # (N, P, 54) int8: cards of each kind in each seat's hand
+    hands: np.ndarray  # (N, P, K) int8: cards of each kind in each seat's hand (K: layout's kinds)
     hand_size: np.ndarray  # (N, P) int16: hands summed over kinds (kept in step with hands)
-    pile: np.ndarray  # (N, 108) int8: draw pile; cards are drawn from index pile_size - 1 down
+    pile: np.ndarray  # (N, D) int8: draw pile (D: the deck's cards), drawn from pile_size - 1 down
     pile_size: np.ndarray  # (N,) int16: cards in the draw pile
-    discard: np.ndarray  # (N, 54) int8: cards of each kind in the discard pile, top card included
+    discard: np.ndarray  # (N, K) int8: cards of each kind in the discard pile, top card included
     top: np.ndarray  # (N,) int8: kind of the discard pile's top card
     color: np.ndarray  # (N,) int8: current color 0..3 (-1 before a first-card Wild gets one)
     dealer: np.ndarray  # (N,) int8: seat of this round's dealer
@@ -61,7 +60,7 @@ class State:
     jump_cursor: np.ndarray  # (N,) int8: seats after jump_from of the candidate asked now
     resume_actor: np.ndarray  # (N,) int8: who acts after the jump-in window if nobody jumps
     resume_phase: np.ndarray  # (N,) int8: in which phase
-    revealed: np.ndarray  # (N, 54) int8: hand shown by the last challenge this round
+    revealed: np.ndarray  # (N, K) int8: hand shown by the last challenge this round
     reveal_viewer: np.ndarray  # (N,) int8: seat that saw it (-1 none)
     reveal_target: np.ndarray  # (N,) int8: seat whose hand it was
     turn: np.ndarray  # (N,) int32: decisions taken this round
@@ -72,6 +71,12 @@ class State:
     round_index: np.ndarray  # (N,) int32: rounds completed in this match
     scores: np.ndarray  # (N, P) int32: match scores (points, or rounds won)
     stats: np.ndarray  # (N, len(STAT_NAMES), P) int32: per-seat counters of the round
+    presses: np.ndarray  # (N,) int8: dispenser presses since it last fired
+    press_index: np.ndarray  # (N,) int32: presses this round (indexes their randomness)
+    cause: np.ndarray  # (N,) int8: seat whose Skip / draw card is pending (-1 none yet)
+    swap_seats: np.ndarray  # (N, 2) int8: the two seats of the last hand swap this round (-1)
+    swap_given: np.ndarray  # (N, 2, X) int8: the hand each of them gave (X = K extended, else 0)
+    shuffled: np.ndarray  # (N,) bool: hands were shuffled this round
     _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
     #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
     _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
@@ -94,6 +99,8 @@ class State:
     def empty(cls, rules: Rules, num_games: int) -> State:
         """Zeroed state of ``num_games`` games (not dealt yet)."""
         n, p = num_games, rules.players
+        kinds, cards = rules.layout.num_kinds, rules.deck_cards.size
+        extended = 0 if rules.layout.name == "classic" else kinds
 
         def small(fill: int = 0, dtype=np.int8) -> np.ndarray:
             return np.full(n, fill, dtype=dtype)
@@ -101,11 +108,11 @@ class State:
         return cls(
             rules=rules,
             key=np.zeros(n, np.uint64),
-            hands=np.zeros((n, p, NUM_KINDS), np.int8),
+            hands=np.zeros((n, p, kinds), np.int8),
             hand_size=np.zeros((n, p), np.int16),
-            pile=np.zeros((n, DECK_SIZE), np.int8),
+            pile=np.zeros((n, cards), np.int8),
             pile_size=small(dtype=np.int16),
-            discard=np.zeros((n, NUM_KINDS), np.int8),
+            discard=np.zeros((n, kinds), np.int8),
             top=small(),
             color=small(-1),
             dealer=small(),
@@ -126,7 +133,7 @@ class State:
             jump_cursor=small(),
             resume_actor=small(),
             resume_phase=small(),
-            revealed=np.zeros((n, NUM_KINDS), np.int8),
+            revealed=np.zeros((n, kinds), np.int8),
             reveal_viewer=small(-1),
             reveal_target=small(-1),
             turn=small(dtype=np.int32),
@@ -137,6 +144,12 @@ class State:
             round_index=small(dtype=np.int32),
             scores=np.zeros((n, p), np.int32),
             stats=np.zeros((n, len(STAT_NAMES), p), np.int32),
+            presses=small(),
+            press_index=small(dtype=np.int32),
+            cause=small(-1),
+            swap_seats=np.full((n, 2), -1, np.int8),
+            swap_given=np.zeros((n, 2, extended), np.int8),
+            shuffled=np.zeros(n, bool),
         )
 
     def arrays(self) -> dict[str, np.ndarray]:

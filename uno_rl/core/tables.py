@@ -16,7 +16,7 @@ name              shape, dtype        meaning
 ``POINTS``        (54,) int32         points of a card left in hand
 ``NEXT_SEAT``     dict of (3P,) int8  ``[(P, steps)][(direction + 1) * P + seat]``: the seat
                                       ``steps`` places after ``seat`` (P 2..10, steps 1, 2)
-``LANES``         (108,) int64        ``0 .. 107``: lane index of a pile row
+``LANES``         (1000,) int64       ``0 .. 999``: lane index of a pile row
 ``KINDS_INT8``    (54,) int8          ``0 .. 53``: the kinds, in canonical order
 ================  ==================  ========================================================
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import ACTION_CARD, NUM_ACTIONS
-from .cards import DECK_SIZE, DRAW_TWO_RANK, KIND_COLOR, KIND_POINTS, NUM_KINDS, SAME_SYMBOL
+from .cards import DRAW_TWO_RANK, KIND_COLOR, KIND_POINTS, NUM_KINDS, SAME_SYMBOL
 
 #: (54 top kinds, 5 colors incl. -1 at index 4, 54 kinds) bool: colored kind matches color or symbol.
 MATCHES = np.zeros((NUM_KINDS, 5, NUM_KINDS), dtype=bool)
@@ -44,8 +44,8 @@ for _k in range(NUM_KINDS):
     KIND_ACTIONS[_k, ACTION_CARD == _k] = True
 #: (54,) int32: points of a card left in hand, widened for sums over hands.
 POINTS = KIND_POINTS.astype(np.int32)
-#: (108,) int64: lane index of a (k, 108) pile row.
-LANES = np.arange(DECK_SIZE)
+#: (1000,) int64: lane index of a (k, D) pile row (D at most 1000 cards, decks.MAX_CARDS).
+LANES = np.arange(1000)
 #: (54,) int8: every kind, in canonical order.
 KINDS_INT8 = np.arange(NUM_KINDS, dtype=np.int8)
 #: (players, steps) -> (3 * players,) int8: seat ``steps`` after each seat, by direction + 1.

@@ -29,7 +29,7 @@ def end_turn(
     s.resume_actor[g] = next_actor
     s.resume_phase[g] = next_phase
     if s.rules.jump_in:
-        colored = s.top[g] < 52
+        colored = s.rules.layout.kind_color[s.top[g]] >= 0
         if s.rules.stacking == "none":  # a +2 still to be answered: the window opens after it
             colored &= next_phase != RESPOND
         gj = g[colored]
@@ -68,7 +68,8 @@ def after_penalty(
     """After a victim drew: the round ends if a +4 was the last card, else play goes on.
 
     ``victims`` (who accepted a +2 or +4): without stacking, a +2's jump-in window opens
-    now, once its effect is over (as when the victim draws at once), from its player.
+    now, once its effect is over (as when the victim draws at once), from its player
+    (``cause``).
     """
     empty = s.hand_size[g] == 0
     won = empty.any(axis=1)
@@ -76,12 +77,11 @@ def after_penalty(
         end_round(s, g[won], empty[won].argmax(axis=1).astype(np.int8))
     rest = ~won
     if victims is not None and s.rules.jump_in and s.rules.stacking == "none":
-        late = rest & (s.top[g] < 52)
+        late = rest & (s.rules.layout.kind_color[s.top[g]] >= 0)
         if late.any():
             gl = g[late]
-            player = (victims[late].astype(np.int64) - s.direction[gl]) % s.rules.players
             plays = np.full(gl.size, PLAY, np.int8)
-            end_turn(s, gl, player.astype(np.int8), next_seats[late], plays)
+            end_turn(s, gl, s.cause[gl], next_seats[late], plays)
             rest &= ~late
     start_turn(s, g[rest], next_seats[rest])
 

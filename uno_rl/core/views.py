@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_KINDS
 from .state import State
 from .tables import NEXT_SEAT
 
@@ -27,17 +26,17 @@ def flat_view(a: np.ndarray) -> np.ndarray:
 
 
 def seat_rows(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """(k,) int64 flat (game, seat) index: row of ``hands.reshape(N * P, 54)``."""
+    """(k,) int64 flat (game, seat) index: row of ``hands.reshape(N * P, K)``."""
     return g * s.rules.players + seats
 
 
 def hands_rows(s: State) -> np.ndarray:
-    """``s.hands`` as an (N * P, 54) view: one row per (game, seat)."""
-    return flat_view(s.hands).reshape(-1, NUM_KINDS)
+    """``s.hands`` as an (N * P, K) view: one row per (game, seat) (K kinds of the layout)."""
+    return flat_view(s.hands).reshape(-1, s.hands.shape[2])
 
 
 def hand_of(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """(k, 54) int8 copy of the hands of ``seats`` in games ``g``."""
+    """(k, K) int8 copy of the hands of ``seats`` in games ``g``."""
     # np.take copies whole rows: several times faster than fancy indexing for row gathers.
     return np.take(hands_rows(s), seat_rows(s, g, seats), axis=0)
 

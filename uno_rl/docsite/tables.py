@@ -25,6 +25,7 @@ from typing import Any
 
 from uno_rl.__main__ import COMMANDS
 from uno_rl.core import rules as rules_module
+from uno_rl.core.decks import available_decks
 from uno_rl.core.rules import CHOICES, RANGES, Rules
 
 __all__ = [
@@ -98,6 +99,10 @@ def _allowed(field: dataclasses.Field) -> str:
     default = field.default
     if isinstance(default, bool):
         return "`true`, `false`"
+    if field.name == "deck":
+        return ", ".join(f"`{name}`" for name in available_decks()) + ", a user deck or a path"
+    if isinstance(default, tuple):
+        return "a list of probabilities"
     if isinstance(default, str):
         return ", ".join(f"`{choice}`" for choice in CHOICES[field.name])
     low, high = RANGES[field.name]
@@ -113,8 +118,11 @@ def rules_table() -> str:
         "|---|---|---|---|",
     ]
     for field in dataclasses.fields(Rules):
+        default = field.default
+        if isinstance(default, tuple):
+            default = [round(p, 4) for p in default]
         rows.append(
-            f"| `{field.name}` | `{toml_value(field.default)}` | {_allowed(field)} "
+            f"| `{field.name}` | `{toml_value(default)}` | {_allowed(field)} "
             f"| {_cell(docs[field.name])} |"
         )
     return "\n".join(rows) + "\n"

@@ -1,8 +1,12 @@
 """Card pictures for the frames of :mod:`uno_rl.envs.frames`, drawn with Pillow.
 
 :func:`card_image` draws a card face in UNO's colors: a white oval on the card's color (the four
-colors for a Wild and a +4) holding the label (``7``, ``+2``, ``Wild``, ``+4``) or, for Skip
-and Reverse, their symbol (a barred circle, two opposed arrows) over the word.
+colors on black for a Wild, a +4 and every colorless card) holding the label (``7``, ``+2``,
+``Wild``, ``+4``) or, for Skip and Reverse, their symbol (a barred circle, two opposed
+arrows) over the word. Kinds are those of the extended layout (:mod:`uno_rl.core.layout`,
+whose kinds 0 .. 53 are the classic ones), so the cards of RULES.md section 11 have faces
+too: their label is the symbol's text (``DISCARD ALL``, ``HIT 2``, ``+2?`` for a Targeted +2,
+``+1 ALL`` for a Downpour +1, ``BOOMERANG``, ...; :data:`NEW_LABELS`).
 :func:`back_image` draws a card's back. Both return RGBA pictures (transparent corners), cached
 by size; fonts are Pillow's own (``ImageFont.load_default(size=...)``, Pillow >= 10.1).
 """
@@ -14,17 +18,36 @@ import math
 
 from PIL import Image, ImageDraw, ImageFont
 
-from uno_rl.core.cards import (
-    DRAW_TWO_RANK,
-    KIND_COLOR,
-    KIND_RANK,
-    REVERSE_RANK,
-    SKIP_RANK,
-    WILD,
-    WILD_DRAW_FOUR,
-)
+from uno_rl.core import layout as layouts
+from uno_rl.core.cards import DRAW_TWO_RANK, REVERSE_RANK, SKIP_RANK, WILD, WILD_DRAW_FOUR
 
-__all__ = ["CARD_COLORS", "back_image", "card_image", "card_label", "default_font", "fitting_font"]
+__all__ = [
+    "CARD_COLORS",
+    "NEW_LABELS",
+    "back_image",
+    "card_image",
+    "card_label",
+    "default_font",
+    "fitting_font",
+]
+
+#: Symbol (``uno_rl.core.layout``) -> label of the cards of RULES.md section 11.
+NEW_LABELS: dict[int, str] = {
+    layouts.DISCARD_ALL: "DISCARD ALL",
+    layouts.HIT_TWO: "HIT 2",
+    layouts.TARGETED_TWO: "+2?",
+    layouts.HIT_FIRE: "HIT-FIRE",
+    layouts.ALL_HIT: "ALL HIT",
+    layouts.SWAP_HANDS: "SWAP",
+    layouts.SHUFFLE_HANDS: "SHUFFLE",
+    layouts.CUSTOMIZABLE: "CUSTOM",
+    layouts.TARGETED_FOUR: "+4?",
+    layouts.DOWNPOUR_ONE: "+1 ALL",
+    layouts.DOWNPOUR_TWO: "+2 ALL",
+    layouts.BOOMERANG: "BOOMERANG",
+}
+_KIND_RANK = layouts.EXTENDED.kind_rank
+_KIND_COLOR = layouts.EXTENDED.kind_color
 
 RGB = tuple[int, int, int]
 #: UNO's red, yellow, green, blue.
@@ -44,12 +67,18 @@ def default_font(size: int) -> ImageFont.FreeTypeFont:
 
 
 def card_label(kind: int) -> str:
-    """The label printed on a card: ``"7"``, ``"Skip"``, ``"Reverse"``, ``"+2"``, ``"Wild"``, ``"+4"``."""
-    if kind == WILD:
+    """The label printed on a card: ``"7"``, ``"Skip"``, ``"Reverse"``, ``"+2"``, ``"Wild"``,
+    ``"+4"``, or a new card's :data:`NEW_LABELS` entry (``kind`` of the extended layout)."""
+    k = int(kind)
+    if not 0 <= k < _KIND_RANK.shape[0]:
+        raise ValueError(f"card kind must be in [0, {_KIND_RANK.shape[0]}), got {kind!r}")
+    if k == WILD:
         return "Wild"
-    if kind == WILD_DRAW_FOUR:
+    if k == WILD_DRAW_FOUR:
         return "+4"
-    rank = int(KIND_RANK[kind])
+    rank = int(_KIND_RANK[k])
+    if rank in NEW_LABELS:
+        return NEW_LABELS[rank]
     return {SKIP_RANK: "Skip", REVERSE_RANK: "Reverse", DRAW_TWO_RANK: "+2"}.get(rank, str(rank))
 
 
@@ -102,7 +131,7 @@ def card_image(kind: int, w: int, h: int, outline: bool) -> Image.Image:
         (pad, pad, pad + w - 1, pad + h - 1), radius, fill=WHITE, outline=(60, 60, 60)
     )
     inset = max(2, w // 14)
-    color, rank = int(KIND_COLOR[kind]), int(KIND_RANK[kind])
+    color, rank = int(_KIND_COLOR[kind]), int(_KIND_RANK[kind])
     face = CARD_COLORS[color] if color >= 0 else WILD_BLACK
     left, top, right, bottom = pad + inset, pad + inset, pad + w - 1 - inset, pad + h - 1 - inset
     d.rounded_rectangle((left, top, right, bottom), max(2, radius - inset), fill=face)
@@ -142,7 +171,7 @@ def card_image(kind: int, w: int, h: int, outline: bool) -> Image.Image:
             stroke_width=stroke,
             stroke_fill=BLACK,
         )
-    if w >= 70:  # corner labels on large cards
+    if w >= 70 and len(label) <= 7:  # corner labels on large cards (short labels only)
         corner = default_font(max(10, w // 7))
         d.text(
             (left + 3, top + 2), label, font=corner, fill=WHITE, stroke_width=1, stroke_fill=BLACK

@@ -7,7 +7,8 @@ The classic environments wrap their raw env as
 
 * order: ``step``, ``observe``, ``render`` and the AEC attributes before ``reset`` raise
   PettingZoo's errors; a step with no agents left warns;
-* a malformed action (not one integer in ``[0, 77)``) raises a ``TypeError`` /
+* a malformed action (not one integer in ``[0, A)``, A the deck layout's action count:
+  77 classic, 122 extended) raises a ``TypeError`` /
   ``ValueError`` naming it (:func:`uno_rl.envs.game.check_action`) where the stack's
   ``assert`` would name nothing;
 * an illegal action ends the game: -1 to the offender, 0 to the others, every agent
@@ -24,8 +25,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from uno_rl.core.actions import NUM_ACTIONS
-
 from .game import check_action
 
 
@@ -34,7 +33,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
     Args:
         env: the raw AEC env; its observations are dicts holding ``"action_mask"`` and it has
-            a ``privileged_game`` (:class:`~uno_rl.envs.game.SingleGame`) giving the legal mask.
+            a ``privileged_game`` (:class:`~uno_rl.envs.game.SingleGame`) giving the legal mask,
+            and a ``layout`` (the deck's :class:`~uno_rl.core.layout.Layout`).
         illegal_reward: reward of a player making an illegal move (others get 0).
 
     Everything but ``step`` and the hot attributes is PettingZoo's ``OrderEnforcingWrapper``.
@@ -44,6 +44,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = env
         self._illegal_reward = float(illegal_reward)
+        self._num_actions = int(env.layout.num_actions)
 
     def _live(self) -> AECEnv:
         if not self._has_reset:
@@ -87,11 +88,13 @@ class ClassicWrapper(OrderEnforcingWrapper):
         agent = raw.agent_selection
         if raw.terminations[agent] or raw.truncations[agent]:
             if action is not None:
-                check_action(action)
+                check_action(action, self._num_actions)
             raw.step(action)  # the dead step (PettingZoo rejects anything but None)
             return
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            action = check_action(action)  # a NumPy integer, or the error naming the value
+        if type(action) is not int or not 0 <= action < self._num_actions:
+            action = check_action(
+                action, self._num_actions
+            )  # a NumPy integer, or the error naming the value
         if raw._game.is_legal(action):
             raw.step(action)
             return

@@ -17,7 +17,10 @@ game and player count, which is what Gymnasium's ``RecordVideo`` needs:
 * once the round is over, its outcome instead of the hand.
 
 Cards (:mod:`uno_rl.envs.card_art`) are in UNO's colors with their labels (numbers, Skip,
-Reverse, +2, Wild, +4). Text uses Pillow's own font (``ImageFont.load_default(size=...)``,
+Reverse, +2, Wild, +4, and the cards of RULES.md section 11 on every deck: ``DISCARD ALL``,
+``HIT 2``, ``+2?``, ...). With the random card dispenser on, the pile shows the dispenser's
+cards and its presses since it last fired; the header names the seats of the round's last
+hand swap (public; the hands swapped are in the text rendering, to the two swappers only). Text uses Pillow's own font (``ImageFont.load_default(size=...)``,
 Pillow >= 10.1), never a system font; that font draws ASCII only, so names lose their accents
 (``José`` -> ``Jose``) and other characters are written as escapes (``\\u674e``). Card and
 text pictures are cached, so a frame costs about 5 ms of CPU.
@@ -34,21 +37,9 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
-from uno_rl.core.actions import (
-    ACTION_CARD,
-    ACTION_COLOR,
-    ACTION_TARGET,
-    CHOOSE_COLOR,
-    DRAW,
-    PLAY_WILD,
-    TARGET,
-    action_name,
-)
-from uno_rl.core.cards import (
-    COLOR_NAMES,
-    KIND_COLOR,
-    WILD,
-)
+from uno_rl.core.actions import CHOOSE_COLOR, DRAW, NUM_ACTIONS, TARGET
+from uno_rl.core.cards import COLOR_NAMES, WILD, WILD_DRAW_FOUR
+from uno_rl.core.layout import CLASSIC, Layout
 from uno_rl.core.state import State
 
 from .card_art import (
@@ -113,27 +104,43 @@ def _hand_layout(n: int, width: int, height: int) -> tuple[int, int, int]:
     return w, 30, max(1, (width + gap) // (w + gap))
 
 
-def _legal_lines(legal: Sequence[int]) -> list[str]:
+def _wild_word(kind: int, layout: Layout) -> str:
+    """How a colorless card is named in the legal actions: ``wild``, ``+4``, ``wild swap hands``."""
+    return {WILD: "wild", WILD_DRAW_FOUR: "+4"}.get(kind) or layout.card_name(kind)
+
+
+def _legal_lines(legal: Sequence[int], layout: Layout = CLASSIC) -> list[str]:
     """The legal actions, grouped: ``play red 1 7 Skip``, ``wild naming red/blue``, ``draw``,
-    ``swap hands with the player 1/2 seat(s) clockwise``, ``name color red/green``."""
+    ``swap hands with the player 1/2 seat(s) clockwise``, ``name color red/green``
+    (``layout``: the deck's; in the extended layout the seat actions are ``target the player
+    1/2 seat(s) clockwise``, for a Swap Hands, a targeted draw or a 7)."""
     parts: list[str] = []
     plays: dict[int, list[str]] = {}
     wilds: dict[int, list[str]] = {}
-    targets = [str(int(ACTION_TARGET[a])) for a in legal if TARGET <= a < CHOOSE_COLOR]
-    colors = [COLOR_NAMES[int(ACTION_COLOR[a])] for a in legal if a >= CHOOSE_COLOR]
+    card, named_color = layout.action_card, layout.action_color
+    seats = [a for a in legal if TARGET <= a < CHOOSE_COLOR]
+    targets = [str(int(layout.action_target[a])) for a in seats]
+    colors = [COLOR_NAMES[int(named_color[a])] for a in legal if CHOOSE_COLOR <= a < NUM_ACTIONS]
+    others: list[str] = []
     for a in legal:
-        kind = int(ACTION_CARD[a])
-        if 0 <= a < PLAY_WILD:
-            plays.setdefault(int(KIND_COLOR[kind]), []).append(card_label(kind))
-        elif a < DRAW:
-            wilds.setdefault(kind, []).append(COLOR_NAMES[int(ACTION_COLOR[a])])
+        kind = int(card[a])
+        if kind < 0:
+            if DRAW <= a < TARGET:
+                others.append(layout.action_name(a))
+        elif named_color[a] >= 0:
+            wilds.setdefault(kind, []).append(COLOR_NAMES[int(named_color[a])])
+        elif layout.kind_color[kind] >= 0:
+            plays.setdefault(int(layout.kind_color[kind]), []).append(card_label(kind))
+        else:  # a colorless card naming no color (Boomerang)
+            others.append(layout.action_name(a))
     for color, labels in sorted(plays.items()):
         parts.append(f"play {COLOR_NAMES[color]} " + " ".join(labels))
     for kind, named in sorted(wilds.items()):
-        parts.append(("wild" if kind == WILD else "+4") + " naming " + "/".join(named))
-    parts += [action_name(a) for a in legal if DRAW <= a < TARGET]
+        parts.append(_wild_word(kind, layout) + " naming " + "/".join(named))
+    parts += others
     if targets:
-        parts.append(f"swap hands with the player {'/'.join(targets)} seat(s) clockwise")
+        verb = "swap hands with" if layout.name == "classic" else "target"
+        parts.append(f"{verb} the player {'/'.join(targets)} seat(s) clockwise")
     if colors:
         parts.append("name color " + "/".join(colors))
     return parts
@@ -194,6 +201,8 @@ def _draw_header(canvas: Image.Image, draw: ImageDraw.ImageDraw, v: TableView) -
     text = f"{v.title}  |  {v.players} players  |  decision {v.decision}"
     if v.match_round is not None:
         text += f"  |  round {v.match_round} {match_length(v)}"
+    if v.swap is not None:
+        text += f"  |  last swap: {v.seats[v.swap[0]].name} <-> {v.seats[v.swap[1]].name}"
     font = default_font(20)
     _text(
         canvas,
@@ -269,7 +278,16 @@ def _draw_pile(canvas: Image.Image, draw: ImageDraw.ImageDraw, v: TableView) -> 
     _text(canvas, (x + 44, y + 16), direction, font=font, fill=TEXT, anchor="lm")
     y += 52
     _paste(canvas, back_image(28, 42), x + 2, y)
-    _text(canvas, (x + 44, y + 21), f"draw pile: {v.pile_size}", font=font, fill=TEXT, anchor="lm")
+    if v.presses is None:
+        _text(
+            canvas, (x + 44, y + 21), f"draw pile: {v.pile_size}", font=font, fill=TEXT, anchor="lm"
+        )
+    else:  # the dispenser: its cards and its presses since it last fired
+        small = default_font(14)
+        _text(
+            canvas, (x + 44, y + 12), f"dispenser: {v.pile_size}", font=font, fill=TEXT, anchor="lm"
+        )
+        _text(canvas, (x + 44, y + 32), f"presses: {v.presses}", font=small, fill=GOLD, anchor="lm")
     y += 64
     pending = f"pending draw: {v.pending}"
     if v.pending > 0:
@@ -308,8 +326,10 @@ def _draw_hand(canvas: Image.Image, draw: ImageDraw.ImageDraw, v: TableView) -> 
         _text(canvas, (x, mid), "just drew:", font=font, fill=GOLD, anchor="lm")
         x += draw.textlength("just drew:", font=font) + 12
         _paste(canvas, card_image(v.drawn, 36, 54, False), x - 3, mid - 30)
-        _text(canvas, (x + 48, mid), _drawn_name(v.drawn), font=font, fill=TEXT, anchor="lm")
-    playable = {int(ACTION_CARD[a]) for a in (v.legal or ()) if a < DRAW}
+        name = _drawn_name(v.drawn, v.layout)
+        _text(canvas, (x + 48, mid), name, font=font, fill=TEXT, anchor="lm")
+    card = v.layout.action_card
+    playable = {int(card[a]) for a in (v.legal or ()) if card[a] >= 0}
     width = FRAME_WIDTH - 2 * MARGIN
     w, h, cols = _hand_layout(len(v.hand), width, HAND_CARDS_HEIGHT)
     gap = 10
@@ -324,7 +344,7 @@ def _draw_hand(canvas: Image.Image, draw: ImageDraw.ImageDraw, v: TableView) -> 
             draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=WHITE, outline=BLACK, width=1)
             _text(canvas, (cx, cy), f"x{count}", font=badge, fill=BLACK, anchor="mm")
     if v.legal is not None:
-        parts = _legal_lines(v.legal)
+        parts = _legal_lines(v.legal, v.layout)
         parts[0] = "legal:  " + parts[0]  # there is always a legal action
         font = small
         lines = _wrap(draw, parts, width, font)
@@ -337,8 +357,8 @@ def _draw_hand(canvas: Image.Image, draw: ImageDraw.ImageDraw, v: TableView) -> 
             _text(canvas, (MARGIN, LEGAL_TOP + 4 + k * (font.size + 4)), line, font=font, fill=GOLD)
 
 
-def _drawn_name(kind: int) -> str:
-    color = int(KIND_COLOR[kind])
+def _drawn_name(kind: int, layout: Layout) -> str:
+    color = int(layout.kind_color[kind])
     label = card_label(kind)
     return label if color < 0 else f"{COLOR_NAMES[color]} {label}"
 

@@ -4,8 +4,12 @@
 (the reference rules with fast queries: at one game plain Python beats the batched engine's
 per-call NumPy overhead, about 10 µs a decision against 100) with a faster step and
 observation, and exposes who acts
-(:attr:`SingleGame.actor`), the legal mask as a ``(77,) int8`` vector, one seat's
-``(OBS_SIZE,) float32`` observation, and ``step(action)`` for one integer action. The
+(:attr:`SingleGame.actor`), the legal mask as an ``(A,) int8`` vector, one seat's
+``(obs_size,) float32`` observation, and ``step(action)`` for one integer action, where
+``A = rules.layout.num_actions`` and ``obs_size = rules.layout.obs_size`` follow the deck
+(77 and 349 for a deck of classic cards, 122 and 616 for a deck with any card of RULES.md
+section 11: :mod:`uno_rl.core.layout`). The fast paths below serve the classic layout; a
+game of the extended layout runs the reference's own step and observation. The
 scalar and fast games are held to the reference and the reference to the batched engine
 decision by decision (``tests/core/test_scalar.py``, ``tests/envs/test_fast_path.py``,
 ``tests/core/test_differential.py``), so all of them play the same rules. The native vector env talks to the batched core directly.
@@ -22,10 +26,10 @@ Randomness: :meth:`SingleGame.reset` draws the round's deal seed from an explici
 ``numpy.random.Generator`` (the env's, seeded from ``reset(seed=...)``); everything random
 inside the round is a pure function of that deal seed (see :mod:`uno_rl.core.rng`).
 
-Bad input: :func:`check_action` rejects anything but one integer in ``[0, 77)`` with a
-``TypeError`` / ``ValueError`` naming the value, and :meth:`SingleGame.step` rejects an
-illegal action with a ``ValueError`` naming it, its meaning and the legal actions; the game
-is left untouched.
+Bad input: :func:`check_action` rejects anything but one integer in ``[0, A)`` with a
+``TypeError`` / ``ValueError`` naming the value and the valid range, and
+:meth:`SingleGame.step` rejects an illegal action with a ``ValueError`` naming it, its
+meaning (``layout.action_name``) and the legal actions; the game is left untouched.
 
 This is the hot path of the AEC env: the legal actions are computed once per decision and
 cached (:class:`FastGame`, which the step's own legality check reuses), the observation is
@@ -39,22 +43,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, NUM_ACTIONS, action_name
+from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, NUM_ACTIONS
 from uno_rl.core.cards import NUM_KINDS, WILD_DRAW_FOUR
 from uno_rl.core.convert import to_state
 from uno_rl.core.observe_layout import OBS_SIZE, SLICES
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
-from uno_rl.core.reference import StepOutcome
+from uno_rl.core.reference import ReferenceGame, StepOutcome
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
 from uno_rl.core.scalar import ScalarGame
 from uno_rl.core.state import State
 
-__all__ = ["OBS_SIZE", "FastGame", "SingleGame", "check_action"]
+__all__ = ["OBS_SIZE", "FastGame", "SingleGame", "check_action", "legal_text", "no_actions"]
 
-#: (77,) int8 all-zero mask, read-only: the mask of anyone who is not to act.
+#: (77,) int8 all-zero mask, read-only: the mask of anyone who is not to act (classic).
 NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 NO_ACTIONS.flags.writeable = False
+
+
+def no_actions(num_actions: int) -> np.ndarray:
+    """(num_actions,) int8 all-zero read-only mask (:data:`NO_ACTIONS` for the classic 77)."""
+    if num_actions == NUM_ACTIONS:
+        return NO_ACTIONS
+    mask = np.zeros(num_actions, dtype=np.int8)
+    mask.flags.writeable = False
+    return mask
+
 
 _NO_BYTES = bytes(OBS_SIZE)
 
@@ -138,6 +152,10 @@ class FastGame(ScalarGame):
     def step_legal(self, action: int) -> StepOutcome:
         """:meth:`step` for an ``int`` action already checked to be in
         :meth:`legal_actions` (the env's own check); nothing is checked again here."""
+        if self.layout.name != "classic":  # the extended layout: the reference's own step
+            outcome = super().step(action)
+            self._legal = None
+            return outcome
         if action < DRAW:  # 0 ... 59: play a card (a wild naming its color)
             self._play(self.actor, _ACTION_CARD[action], _ACTION_COLOR[action], self.phase)
         elif action == DRAW:
@@ -150,13 +168,15 @@ class FastGame(ScalarGame):
         return self._close_step()
 
     def observe(self, seat: int) -> np.ndarray:
-        """(OBS_SIZE,) float32: seat ``seat``'s observation, equal to the reference's.
+        """(obs_size,) float32: seat ``seat``'s observation, equal to the reference's.
 
         A fresh array each call. Every value but the direction, the pending draws, the
         scores and the progress is a small non-negative integer (counts of at most 108
         cards, one-hots), so they are written into this game's byte workspace and converted
         to float32 in one call; the rest is set afterwards. ``seat`` is not checked here.
         """
+        if self.layout.name != "classic":
+            return ReferenceGame.observe(self, seat)
         p = self.num_players
         hands = self.hands
         buf = self._obs_bytes
@@ -200,11 +220,12 @@ class FastGame(ScalarGame):
         return obs
 
 
-def check_action(action) -> int:
+def check_action(action, num_actions: int = NUM_ACTIONS) -> int:
     """The action as a Python ``int``, or a clear error.
 
     Accepted: a Python ``int`` (not ``bool``), a NumPy integer scalar, or a 0-d NumPy
-    integer array, in ``[0, 77)``.
+    integer array, in ``[0, num_actions)`` (the layout's action count: 77 for a classic
+    deck, 122 for an extended one).
 
     Raises:
         TypeError: not an integer (``None``, ``bool``, ``float``, ``str``, float arrays, ...).
@@ -217,12 +238,12 @@ def check_action(action) -> int:
     elif isinstance(action, np.ndarray):
         if action.shape != ():
             raise ValueError(
-                f"action must be a single integer in [0, {NUM_ACTIONS}), got an array of "
+                f"action must be a single integer in [0, {num_actions}), got an array of "
                 f"shape {action.shape}"
             )
         if not np.issubdtype(action.dtype, np.integer):
             raise TypeError(
-                f"action must be an integer in [0, {NUM_ACTIONS}), got a 0-d array of "
+                f"action must be an integer in [0, {num_actions}), got a 0-d array of "
                 f"dtype {action.dtype}: {action!r}"
             )
         a = int(action)
@@ -230,12 +251,17 @@ def check_action(action) -> int:
         a = int(action)  # an int subclass
     else:
         raise TypeError(
-            f"action must be an integer in [0, {NUM_ACTIONS}), got "
+            f"action must be an integer in [0, {num_actions}), got "
             f"{type(action).__name__} {action!r}"
         )
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {a} is out of range [0, {NUM_ACTIONS})")
+    if not 0 <= a < num_actions:
+        raise ValueError(f"action {a} is out of range [0, {num_actions})")
     return a
+
+
+def legal_text(layout, mask: np.ndarray) -> str:
+    """``'60 (draw), 61 (pass)'``: the legal actions of ``mask`` (A,) named by ``layout``."""
+    return ", ".join(f"{i} ({layout.action_name(i)})" for i in np.flatnonzero(mask))
 
 
 class SingleGame:
@@ -255,12 +281,15 @@ class SingleGame:
         deal_seed: the deal seed of the current round (``int``).
     """
 
-    __slots__ = ("rules", "game", "deal_seed", "_mask")
+    __slots__ = ("rules", "layout", "game", "deal_seed", "_mask", "_none")
 
     def __init__(self, rules: Rules):
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a uno_rl.core.Rules, got {type(rules).__name__}")
         self.rules = rules
+        #: The deck's :class:`~uno_rl.core.layout.Layout` (its actions and observation).
+        self.layout = rules.layout
+        self._none = no_actions(self.layout.num_actions)
         self.game: FastGame | None = None
         self.deal_seed: int = 0
         self._mask: np.ndarray | None = None
@@ -318,7 +347,7 @@ class SingleGame:
         return self._require_game().phase == OVER
 
     def legal_mask(self) -> np.ndarray:
-        """(77,) int8 read-only: 1 for the actor's legal actions (all 0 once over).
+        """(A,) int8 read-only: 1 for the actor's legal actions (all 0 once over).
 
         Computed once per decision; a new array after each step, so a mask you keep stays
         valid.
@@ -327,9 +356,9 @@ class SingleGame:
         if mask is None:
             game = self._require_game()
             if game.phase == OVER:
-                mask = NO_ACTIONS
+                mask = self._none
             else:
-                buf = bytearray(NUM_ACTIONS)
+                buf = bytearray(self.layout.num_actions)
                 for a in game.legal_actions():
                     buf[a] = 1
                 mask = np.frombuffer(bytes(buf), np.int8)  # read-only: it wraps bytes
@@ -346,7 +375,7 @@ class SingleGame:
         return np.flatnonzero(self.legal_mask()).tolist()
 
     def observe(self, seat: int) -> np.ndarray:
-        """(OBS_SIZE,) float32: seat ``seat``'s own view (a fresh array; nothing hidden)."""
+        """(obs_size,) float32: seat ``seat``'s own view (a fresh array; nothing hidden)."""
         game = self._require_game()
         if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
             raise TypeError(f"seat must be an integer, got {seat!r}")
@@ -385,17 +414,17 @@ class SingleGame:
         ):  # the hot path: nothing to report
             self._mask = None
             return game.step_legal(action)
-        a = check_action(action)
+        layout = self.layout
+        a = check_action(action, layout.num_actions)
         game = self._require_game()
         phase = game.phase
         if phase == OVER:
             raise ValueError("the game is over; call reset() before stepping")
         mask = self.legal_mask()
         if not mask[a]:
-            legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask))
             raise ValueError(
-                f"illegal action {a} ({action_name(a)}) for seat {game.actor} in "
-                f"phase '{PHASE_NAMES[phase]}'; legal actions: {legal}"
+                f"illegal action {a} ({layout.action_name(a)}) for seat {game.actor} in "
+                f"phase '{PHASE_NAMES[phase]}'; legal actions: {legal_text(layout, mask)}"
             )
         self._mask = None
         return game.step(a)

@@ -15,10 +15,13 @@ episode ends::
     action = env.action_space.sample(info["action_mask"].astype(np.int8))
     obs, reward, terminated, truncated, info = env.step(action)
 
-Spaces: the observation is the learner's own view, a ``Box`` of ``(349,)`` float32 with
-per-value bounds (the pieces of :mod:`uno_rl.core.observe_layout`, bounds from
-:func:`uno_rl.envs.uno_v1.observation_bounds`); the action space is ``Discrete(77)``
-(:mod:`uno_rl.core.actions`). The legal actions are ``info["action_mask"]``, a ``(77,)``
+Spaces follow the deck (``deck=`` like any rule; :attr:`UnoEnv.layout`, RULES.md section
+11): the observation is the learner's own view, a ``Box`` of ``(obs_size,)`` float32 with
+per-value bounds (bounds from :func:`uno_rl.envs.uno_v1.observation_bounds`); the action
+space is ``Discrete(A)``. A deck of classic cards has the classic layout, ``(349,)`` and
+``Discrete(77)`` (:mod:`uno_rl.core.observe_layout`, :mod:`uno_rl.core.actions`); a deck
+with any section-11 card the extended one, ``(616,)`` and ``Discrete(122)`` (the tables of
+:mod:`uno_rl.core.layout`). The legal actions are ``info["action_mask"]``, an ``(A,)``
 bool array on every reset and step (all False once the episode is over), and
 :meth:`UnoEnv.action_masks` returns the same mask (what sb3-contrib's ``MaskablePPO``
 calls).
@@ -46,7 +49,7 @@ untouched and ``info["illegal_action"] = True``. This is what lets Gymnasium's
 of which are illegal in UNO; a masked learner never sees the penalty.
 ``illegal_action="raise"`` raises the ``ValueError`` of :class:`SingleGame` instead (naming
 the action, its meaning and the legal actions; nothing changes). Either way an action that
-is not one integer in ``[0, 77)`` raises at the call (``TypeError`` for a wrong type such
+is not one integer in ``[0, A)`` raises at the call (``TypeError`` for a wrong type such
 as ``float``, ``bool``, ``str`` or ``None``; ``ValueError`` out of range).
 
 Opponents (:mod:`uno_rl.envs.opponents`): ``None`` (the default, ``"random-playable"``: a
@@ -59,10 +62,10 @@ callable for every opponent seat; a list of ``P - 1`` of those, ``opponents[i]``
 4 players); or ``{"pool": [...]}``, from which each opponent seat of each episode draws one
 entry from ``np_random`` (:attr:`UnoEnv.opponents` holds the episode's). An Agent, by name
 or object, plays through :func:`single_opponent`. A callable opponent is called as ``opponent(observation, action_mask, rng) -> int``
-with its own view ``(349,)`` float32, its legal actions ``(77,)`` bool and the env's
+with its own view ``(obs_size,)`` float32, its legal actions ``(A,)`` bool and the env's
 ``numpy.random.Generator``. An opponent with an attribute ``needs_observation = False`` gets
 ``None`` instead of the observation. :func:`single_opponent` adapts a batched agent
-(``act(observations (k, 349), masks (k, 77), rng) -> (k,)``, the protocol of
+(``act(observations (k, obs_size), masks (k, A), rng) -> (k,)``, the protocol of
 :class:`~uno_rl.envs.vector.UnoVectorEnv`) to this protocol.
 
 Seeding: ``reset(seed=...)`` seeds ``self.np_random`` (Gymnasium's convention); each
@@ -102,13 +105,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from uno_rl.core.actions import NUM_ACTIONS, action_name
 from uno_rl.core.engine import match_winner, sample_legal_actions
 from uno_rl.core.reference import StepOutcome
 from uno_rl.core.rules import Rules
 
 from .frames import render_frame
-from .game import SingleGame, check_action
+from .game import SingleGame, check_action, legal_text
 from .opponents import resolve_opponents
 from .render import present, render_text
 from .uno_v1 import observation_bounds
@@ -116,7 +118,7 @@ from .vector import check_learner_seat, load_env_rules
 
 __all__ = ["Opponent", "UnoEnv", "random_opponent", "single_opponent"]
 
-#: ``opponent(observation (349,) float32 | None, action_mask (77,) bool, rng) -> int``
+#: ``opponent(observation (obs_size,) float32 | None, action_mask (A,) bool, rng) -> int``
 Opponent = Callable[[np.ndarray | None, np.ndarray, np.random.Generator], int]
 
 ILLEGAL_ACTION_POLICIES = ("penalize", "raise")
@@ -133,7 +135,8 @@ random_opponent.needs_observation = False  # type: ignore[attr-defined]
 
 
 def single_opponent(batched: Callable) -> Opponent:
-    """A one-game opponent from a batched one (``(k, 349), (k, 77), rng -> (k,)``), at k = 1."""
+    """A one-game opponent from a batched one (``(k, obs_size), (k, A), rng -> (k,)``), at
+    k = 1."""
     if not callable(batched):
         raise TypeError(f"single_opponent needs a callable, got {type(batched).__name__}")
 
@@ -205,9 +208,11 @@ class UnoEnv(gymnasium.Env):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
 
+        #: The deck's card layout (A = ``layout.num_actions`` actions, ``layout.obs_size``).
+        self.layout = self.rules.layout
         low, high = observation_bounds(self.rules)
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = spaces.Discrete(self.layout.num_actions)
 
         self._game = SingleGame(self.rules)
         #: The learner's seat in the current episode.
@@ -290,7 +295,7 @@ class UnoEnv(gymnasium.Env):
             raise ResetNeeded("call reset() before step()")
         if self._over:
             raise ResetNeeded("the episode is over; call reset() before step()")
-        a = check_action(action)
+        a = check_action(action, self.layout.num_actions)
         if not game.legal_mask()[a] and self.illegal_action == "penalize":
             self._over = True
             info = self._info(over=True)
@@ -316,11 +321,11 @@ class UnoEnv(gymnasium.Env):
         return self._observe(), float(reward), over and not truncated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """(77,) bool: the learner's legal actions now (all False once the episode is over)."""
+        """(A,) bool: the learner's legal actions now (all False once the episode is over)."""
         if self._game.game is None:
             raise ResetNeeded("call reset() before action_masks()")
         if self._over:
-            return np.zeros(NUM_ACTIONS, bool)
+            return np.zeros(self.layout.num_actions, bool)
         return self._game.legal_mask().astype(bool)
 
     # ----------------------------------------------------------------- helpers
@@ -353,13 +358,13 @@ class UnoEnv(gymnasium.Env):
             action = opponent(observation, mask, self.np_random)
             who = f"opponent {offset - 1} ({offset} seat(s) after the learner, seat {actor})"
             try:
-                a = check_action(action)
+                a = check_action(action, self.layout.num_actions)
             except (TypeError, ValueError) as error:
                 raise type(error)(f"{who} returned a bad action: {error}") from None
             if not mask[a]:
-                legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask))
+                name, legal = self.layout.action_name(a), legal_text(self.layout, mask)
                 raise ValueError(
-                    f"{who} returned illegal action {a} ({action_name(a)}); legal actions: {legal}"
+                    f"{who} returned illegal action {a} ({name}); legal actions: {legal}"
                 )
             result = game.step(a)
             r, over, truncated = self._book(result)
@@ -370,7 +375,11 @@ class UnoEnv(gymnasium.Env):
         return self._game.observe(self.learner_seat)
 
     def _info(self, over: bool) -> dict[str, Any]:
-        mask = np.zeros(NUM_ACTIONS, bool) if over else self._game.legal_mask().astype(bool)
+        mask = (
+            np.zeros(self.layout.num_actions, bool)
+            if over
+            else self._game.legal_mask().astype(bool)
+        )
         return {"action_mask": mask, "learner_seat": self.learner_seat}  # nothing hidden
 
     def _final_info(self, info: dict[str, Any]) -> None:

@@ -3,8 +3,12 @@
 :func:`render_text` shows the top card and the current color, the direction of play, the
 draw pile, pending draws, every player's hand size (and match score), who acts and in which
 phase, and one seat's view: the viewer's hand (by default the player to act) and, when the
-viewer is to act, their legal actions and the card they just drew. Nothing else hidden is
-ever shown (no other hand, not the draw pile's order, no seed), so the text is what the
+viewer is to act, their legal actions and the card they just drew. Every deck renders
+(RULES.md section 11): cards and actions are named by the deck's layout
+(``rules.layout.card_name`` / ``action_name``), the dispenser's presses since it last fired
+are shown when it is on, and so are the two seats of the round's last hand swap (public);
+the two hands swapped are shown only to a viewer who was one of the two. Nothing else hidden
+is ever shown (no other hand, not the draw pile's order, no seed), so the text is what the
 viewer may see. Cards are colored with ANSI escape codes
 (red, yellow, green, blue; wilds in bold); pass ``color=False`` for plain text, and
 :func:`strip_ansi` removes the codes from a rendered string.
@@ -32,8 +36,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from uno_rl.core import engine
-from uno_rl.core.actions import action_name
-from uno_rl.core.cards import COLOR_NAMES, KIND_COLOR, NUM_KINDS, card_name
+from uno_rl.core.cards import COLOR_NAMES
+from uno_rl.core.layout import CLASSIC, EXTENDED, Layout
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
 from uno_rl.terminal.safe import printable
@@ -94,6 +98,11 @@ class TableView:
     hand: tuple[tuple[int, int], ...]  # the viewer's (kind, count) pairs, by kind
     drawn: int | None  # kind the viewer just drew (drawn phase, viewer to act)
     legal: tuple[int, ...] | None  # the viewer's legal actions (None: not the viewer's turn)
+    layout: Layout = CLASSIC  # the deck's layout: names of its cards and actions
+    presses: int | None = None  # dispenser presses since it last fired (None: no dispenser)
+    swap: tuple[int, int] | None = None  # seats of the last hand swap this round (public)
+    swap_gave: tuple[tuple[int, int], ...] | None = None  # the viewer's hand given in it
+    swap_got: tuple[tuple[int, int], ...] | None = None  # and the hand it received
 
 
 def table_view(
@@ -134,11 +143,17 @@ def table_view(
     if show_hand and not over:
         shown = actor if viewer is None else int(viewer)
         counts = s.hands[i, shown]
-        hand = tuple((int(k), int(counts[k])) for k in np.flatnonzero(counts[:NUM_KINDS]))
+        hand = _pairs(counts)
         if shown == actor:
             if phase == DRAWN:
                 drawn = int(s.drawn[i])
             legal = tuple(int(a) for a in np.flatnonzero(engine.legal_mask(s)[i]))
+    swap, gave, got = None, None, None
+    if s.swap_given.shape[2] and s.swap_seats[i, 0] >= 0:  # the extended layout's swap
+        swap = (int(s.swap_seats[i, 0]), int(s.swap_seats[i, 1]))
+        if shown in swap:  # only a swapper knows both hands
+            side = swap.index(shown)
+            gave, got = _pairs(s.swap_given[i, side]), _pairs(s.swap_given[i, 1 - side])
     return TableView(
         title=title,
         players=p,
@@ -159,17 +174,32 @@ def table_view(
         hand=hand,
         drawn=drawn,
         legal=legal,
+        layout=s.rules.layout,
+        presses=int(s.presses[i]) if s.rules.dispenser_on else None,
+        swap=swap,
+        swap_gave=gave,
+        swap_got=got,
     )
+
+
+def _pairs(counts: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """(kind, count) pairs of the nonzero entries of ``counts`` (K,), by kind."""
+    return tuple((int(k), int(counts[k])) for k in np.flatnonzero(counts))
 
 
 def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}{_RESET}" if color else text
 
 
-def color_card(kind: int, color: bool = True, count: int = 1) -> str:
-    """``[red 7]`` (``[red 7] x2`` for two copies), colored by the card's color."""
-    c = int(KIND_COLOR[kind])
-    text = f"[{card_name(kind)}]"
+def color_card(kind: int, color: bool = True, count: int = 1, layout: Layout | None = None) -> str:
+    """``[red 7]`` (``[red 7] x2`` for two copies), colored by the card's color.
+
+    ``kind`` is named by ``layout`` (default: the extended layout, whose kinds 0 .. 53 are
+    the classic ones): ``[blue discard all]``, ``[wild swap hands]``, ...
+    """
+    layout = EXTENDED if layout is None else layout
+    c = int(layout.kind_color[kind])
+    text = f"[{layout.card_name(kind)}]"
     text = _paint(text, _COLOR_CODES[c] if c >= 0 else _WILD_CODE, color)
     return text if count == 1 else f"{text} x{count}"
 
@@ -221,11 +251,14 @@ def view_text(view: TableView, color: bool = True) -> str:
     header = f"{v.title} | {v.players} players | decision {v.decision}"
     if v.match_round is not None:
         header += f" | round {v.match_round} {match_length(v)}"
+    layout = v.layout
+    pile = f"draw pile: {v.pile_size}"
+    if v.presses is not None:
+        pile = f"dispenser: {v.pile_size} cards, {v.presses} presses since it fired"
     lines = [
         header,
-        f"top card: {color_card(v.top, color)}  color: {color_text}  "
-        f"direction: {direction}  draw pile: {v.pile_size}  "
-        f"pending draw: {v.pending}",
+        f"top card: {color_card(v.top, color, layout=layout)}  color: {color_text}  "
+        f"direction: {direction}  {pile}  pending draw: {v.pending}",
     ]
     width = max(len(seat.name) for seat in v.seats)
     for seat in v.seats:
@@ -238,15 +271,24 @@ def view_text(view: TableView, color: bool = True) -> str:
         if seat.winner:
             row += "  WINNER"
         lines.append(row)
+    if v.swap is not None:
+        lines.append(f"last hand swap: {v.seats[v.swap[0]].name} <-> {v.seats[v.swap[1]].name}")
     if v.outcome is not None:
         lines.append(v.outcome)
     if v.viewer is not None:
-        cards = " ".join(color_card(k, color, n) for k, n in v.hand)
-        lines.append(f"hand of {v.seats[v.viewer].name}: {cards}")
+
+        def cards(pairs) -> str:
+            return " ".join(color_card(k, color, n, layout) for k, n in pairs) or "(none)"
+
+        lines.append(f"hand of {v.seats[v.viewer].name}: {cards(v.hand)}")
+        if v.swap_gave is not None:
+            lines.append(f"gave in the swap: {cards(v.swap_gave)}")
+            lines.append(f"received in it: {cards(v.swap_got)}")
         if v.drawn is not None:
-            lines.append(f"just drew: {color_card(v.drawn, color)}")
+            lines.append(f"just drew: {color_card(v.drawn, color, layout=layout)}")
         if v.legal is not None:
-            lines.append("legal: " + ", ".join(f"{a} ({action_name(a)})" for a in v.legal))
+            named = (f"{a} ({layout.action_name(a)})" for a in v.legal)
+            lines.append("legal: " + ", ".join(named))
     return "\n".join(lines)
 
 

@@ -23,12 +23,14 @@ rule switches as keywords), plus ``seed``: the seed of the first :meth:`reset` (
 
 The VecEnv contract, as SB3 2.9 defines it:
 
-* Spaces: ``observation_space`` is the single game's ``Box (349,)`` float32 and
-  ``action_space`` ``Discrete(77)`` (SB3 VecEnvs hold the per-env spaces).
-* :meth:`reset` returns the observations only, ``(N, 349)`` float32; ``reset_infos`` holds
+* Spaces: ``observation_space`` is the single game's ``Box (obs_size,)`` float32 and
+  ``action_space`` ``Discrete(A)`` (SB3 VecEnvs hold the per-env spaces): the deck's layout
+  (``deck=`` like any rule), ``(349,)`` and ``Discrete(77)`` for a deck of classic cards,
+  ``(616,)`` and ``Discrete(122)`` for one with any card of RULES.md section 11.
+* :meth:`reset` returns the observations only, ``(N, obs_size)`` float32; ``reset_infos`` holds
   one empty dict per game.
 * :meth:`step_async` / :meth:`step_wait` (or :meth:`step`): actions ``(N,)`` integers in
-  ``[0, 77)``, each legal in its game; returns ``(observations (N, 349) float32, rewards (N,)
+  ``[0, A)``, each legal in its game; returns ``(observations (N, obs_size) float32, rewards (N,)
   float32, dones (N,) bool, infos)``, ``infos`` a list of ``N`` dicts. An illegal or
   malformed action raises the vector env's ``ValueError`` / ``TypeError`` and changes nothing.
 * Auto-reset in the same step, SB3's convention (not Gymnasium's next-step mode of the
@@ -38,7 +40,7 @@ The VecEnv contract, as SB3 2.9 defines it:
   ended, and ``infos[i]["TimeLimit.truncated"]`` True when the episode was truncated
   (the core's ``max_turns``) rather than won. The other games' dicts are empty: infos are
   built with one empty dict per game and a loop over the finished games only.
-* :meth:`action_masks` returns the ``(N, 77)`` bool legal mask of the observations last
+* :meth:`action_masks` returns the ``(N, A)`` bool legal mask of the observations last
   returned (after an auto-reset, the new episode's); ``env_method("action_masks")`` returns
   it as a list of ``N`` rows, which is what sb3-contrib's
   ``sb3_contrib.common.maskable.utils.get_action_masks`` stacks, and
@@ -108,8 +110,8 @@ class _SameStepVectorEnv(UnoVectorEnv):
 
     def restart(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play the opponents of the freshly dealt ``games`` (int64 indices, ``(k,)``) until
-        each waits for its learner; returns their observations ``(k, 349)`` float32 and
-        legal masks ``(k, 77)`` bool."""
+        each waits for its learner; returns their observations ``(k, obs_size)`` float32 and
+        legal masks ``(k, A)`` bool."""
         n = self.num_envs
         # Only the fresh deals wait for an opponent: every other game waits for its learner.
         # Rewards of rounds ending before the learner's first decision are carried to it.
@@ -170,7 +172,7 @@ class UnoSB3VecEnv(VecEnv):
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
         self._seeds = [seed] * self.num_envs
         self._actions: np.ndarray | None = None
-        self._masks: np.ndarray | None = None  # (N, 77) bool, of the last observations
+        self._masks: np.ndarray | None = None  # (N, A) bool, of the last observations
 
     @property
     def rules(self) -> Rules:
@@ -179,7 +181,7 @@ class UnoSB3VecEnv(VecEnv):
 
     # ------------------------------------------------------------ reset / step
     def reset(self) -> np.ndarray:
-        """Deal new episodes in every game; returns the observations ``(N, 349)`` float32."""
+        """Deal new episodes in every game; returns the observations ``(N, obs_size)`` float32."""
         observations, info = self.vector_env.reset(seed=self._seeds[0])
         self._reset_seeds()
         self._masks = info["action_mask"]
@@ -192,7 +194,7 @@ class UnoSB3VecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        """Play the held actions; returns ``(observations (N, 349) float32, rewards (N,)
+        """Play the held actions; returns ``(observations (N, obs_size) float32, rewards (N,)
         float32, dones (N,) bool, infos)`` with SB3's same-step auto-reset."""
         if self._actions is None:
             raise RuntimeError("step_wait() needs a step_async(actions) first")
@@ -213,7 +215,7 @@ class UnoSB3VecEnv(VecEnv):
 
     # -------------------------------------------------------------- masking
     def action_masks(self) -> np.ndarray:
-        """The legal actions of every game now, ``(N, 77)`` bool (a copy)."""
+        """The legal actions of every game now, ``(N, A)`` bool (a copy)."""
         if self._masks is None:
             raise RuntimeError("call reset() before action_masks()")
         return self._masks.copy()
@@ -276,7 +278,7 @@ class UnoSB3VecEnv(VecEnv):
         setattr(self.vector_env, attr_name, value)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        """Call a per-game method (``action_masks``: each game's ``(77,)`` bool mask)."""
+        """Call a per-game method (``action_masks``: each game's ``(A,)`` bool mask)."""
         if method_name not in PER_GAME_METHODS:
             raise AttributeError(
                 f"UnoSB3VecEnv.env_method: no per-game method {method_name!r}; "

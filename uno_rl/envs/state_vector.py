@@ -1,7 +1,8 @@
 """The PRIVILEGED full-game state as one flat vector, for centralised critics (MAPPO-style).
 
 :func:`game_state` writes the whole game of a :class:`~uno_rl.core.scalar.ScalarGame` into a
-``(STATE_SIZE,) float32`` vector: every seat's hand, the draw pile's contents, whether a +4
+``(size,) float32`` vector (``size`` of the deck's :class:`StateLayout`, 900 for a deck of
+classic cards): every seat's hand, the draw pile's contents, whether a +4
 on top is a bluff. It is what PettingZoo's ``state()`` returns (``uno_v1.raw_env.state``)
 and it shows hidden cards **by design**: give it to a critic during training, never to a
 policy that plays. What a seat may see is its observation (:mod:`uno_rl.core.observe_layout`).
@@ -39,160 +40,241 @@ piece              offset  shape  content
 ``progress``       899     1      decisions so far this round / ``max_turns``
 =================  ======  =====  ==========================================================
 
-``STATE_SIZE`` is 900. :data:`STATE_SLICES` maps each piece to its slice; the offsets above
-are checked against it by ``tests/envs/test_state.py``. :func:`state_bounds` gives the
+This is the state of every deck of classic cards (the ``classic`` layout): ``STATE_SIZE``
+is 900 and :data:`STATE_SLICES` maps each piece to its slice; the offsets above are checked
+against it by ``tests/envs/test_state.py``.
+
+A deck with any card of RULES.md section 11 plays in the extended layout
+(:mod:`uno_rl.core.layout`: K = 75 kinds). Its state (:func:`state_layout`, 1397 values) has
+the same pieces in the same order, every per-kind piece (``hands`` at ``k * 75``,
+``top_card``, ``discard``, ``draw_pile``, ``drawn_card``, ``jump_card``) 75 wide, and
+``previous_color``, ``draw4_player`` and ``draw4_bluff`` set while a +4 or a Targeted +4 is
+on top; then the section-11 pieces:
+
+=====================  =====  ===========================================================
+piece                  shape  content
+=====================  =====  ===========================================================
+``dispenser_presses``  1      presses since the random card dispenser last fired
+``cause``              10     one-hot seat whose Skip or draw card is pending (a
+                              Boomerang sends it back there; all 0 when none)
+``swap_seats``         20     the two seats of the last hand swap this round: one-hot of
+                              the first at 0 .. 9, of the second at 10 .. 19
+``swap_given``         150    the hand each of them gave away (the first's 75 counts, then
+                              the second's)
+``shuffled``           1      whether hands were shuffled this round (Wild Shuffle Hands)
+=====================  =====  ===========================================================
+
+:func:`state_layout` gives a layout's pieces, slices and size; :func:`state_bounds` the
 per-value bounds of the ``state_space`` Box.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import numpy as np
 
-from uno_rl.core.cards import DECK_SIZE, KIND_COPIES, KIND_POINTS, NUM_KINDS, WILD_DRAW_FOUR
+from uno_rl.core.layout import CLASSIC, Layout
 from uno_rl.core.phases import DRAWN, JUMP, MULTI, NUM_PHASES, OVER
 from uno_rl.core.rules import Rules
 from uno_rl.core.scalar import ScalarGame
 
-__all__ = ["MAX_SEATS", "STATE_PIECES", "STATE_SIZE", "STATE_SLICES", "game_state", "state_bounds"]
+__all__ = [
+    "MAX_SEATS",
+    "STATE_PIECES",
+    "STATE_SIZE",
+    "STATE_SLICES",
+    "StateLayout",
+    "deck_points",
+    "game_state",
+    "state_bounds",
+    "state_layout",
+]
 
 #: Most seats at a table (the rules allow 2 to 10 players).
 MAX_SEATS = 10
 
-#: (name, size) of each piece, in order.
-STATE_PIECES: tuple[tuple[str, int], ...] = (
-    ("hands", MAX_SEATS * NUM_KINDS),
-    ("hand_sizes", MAX_SEATS),
-    ("top_card", NUM_KINDS),
-    ("color", 4),
-    ("direction", 1),
-    ("phase", NUM_PHASES),
-    ("actor", MAX_SEATS),
-    ("pending_draw", 1),
-    ("players", MAX_SEATS - 1),
-    ("dealer", MAX_SEATS),
-    ("discard", NUM_KINDS),
-    ("draw_pile", NUM_KINDS),
-    ("draw_pile_size", 1),
-    ("drawn_card", NUM_KINDS),
-    ("previous_color", 4),
-    ("draw4_player", MAX_SEATS),
-    ("draw4_bluff", 1),
-    ("multi_rank", 10),
-    ("jump_card", NUM_KINDS),
-    ("scores", MAX_SEATS),
-    ("progress", 1),
-)
 
-#: piece name -> slice into the flat state
-STATE_SLICES: dict[str, slice] = {}
-_offset = 0
-for _name, _size in STATE_PIECES:
-    STATE_SLICES[_name] = slice(_offset, _offset + _size)
-    _offset += _size
-#: length of the flat state
-STATE_SIZE: int = _offset
+def _pieces(kinds: int, extended: bool) -> tuple[tuple[str, int], ...]:
+    pieces = (
+        ("hands", MAX_SEATS * kinds),
+        ("hand_sizes", MAX_SEATS),
+        ("top_card", kinds),
+        ("color", 4),
+        ("direction", 1),
+        ("phase", NUM_PHASES),
+        ("actor", MAX_SEATS),
+        ("pending_draw", 1),
+        ("players", MAX_SEATS - 1),
+        ("dealer", MAX_SEATS),
+        ("discard", kinds),
+        ("draw_pile", kinds),
+        ("draw_pile_size", 1),
+        ("drawn_card", kinds),
+        ("previous_color", 4),
+        ("draw4_player", MAX_SEATS),
+        ("draw4_bluff", 1),
+        ("multi_rank", 10),
+        ("jump_card", kinds),
+        ("scores", MAX_SEATS),
+        ("progress", 1),
+    )
+    if not extended:
+        return pieces
+    return pieces + (
+        ("dispenser_presses", 1),
+        ("cause", MAX_SEATS),
+        ("swap_seats", 2 * MAX_SEATS),
+        ("swap_given", 2 * kinds),
+        ("shuffled", 1),
+    )
 
-_START = {name: piece.start for name, piece in STATE_SLICES.items()}
-_HANDS = _START["hands"]
-_SIZES = _START["hand_sizes"]
-_TOP = _START["top_card"]
-_COLOR = _START["color"]
-_DIRECTION = _START["direction"]
-_PHASE = _START["phase"]
-_ACTOR = _START["actor"]
-_PENDING = _START["pending_draw"]
-_PLAYERS = _START["players"]
-_DEALER = _START["dealer"]
-_DISCARD = _START["discard"]
-_PILE = _START["draw_pile"]
-_PILE_SIZE = _START["draw_pile_size"]
-_DRAWN = _START["drawn_card"]
-_PREV_COLOR = _START["previous_color"]
-_DRAW4_PLAYER = _START["draw4_player"]
-_DRAW4_BLUFF = _START["draw4_bluff"]
-_MULTI_RANK = _START["multi_rank"]
-_JUMP_CARD = _START["jump_card"]
-_SCORES = _START["scores"]
-_PROGRESS = _START["progress"]
 
-#: Card points of the whole deck: the most one round can add to a score.
-_DECK_POINTS = int((KIND_POINTS.astype(np.int64) * KIND_COPIES).sum())
+@dataclasses.dataclass(frozen=True)
+class StateLayout:
+    """The pieces of one card layout's state: ``pieces`` ((name, size), in order),
+    ``slices`` (name -> slice of the flat state), ``starts`` (name -> first index), ``size``
+    and ``kinds`` (K, the width of a per-kind piece)."""
+
+    kinds: int
+    pieces: tuple[tuple[str, int], ...]
+    slices: dict[str, slice]
+    starts: dict[str, int]
+    size: int
+
+
+@functools.cache
+def state_layout(layout: Layout = CLASSIC) -> StateLayout:
+    """The :class:`StateLayout` of card layout ``layout`` (``rules.layout``; built once)."""
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a uno_rl.core.layout.Layout, got {layout!r}")
+    pieces = _pieces(layout.num_kinds, layout.name != "classic")
+    slices, offset = {}, 0
+    for name, size in pieces:
+        slices[name] = slice(offset, offset + size)
+        offset += size
+    starts = {name: piece.start for name, piece in slices.items()}
+    return StateLayout(layout.num_kinds, pieces, slices, starts, offset)
+
+
+_CLASSIC = state_layout(CLASSIC)
+#: (name, size) of each piece of the classic layout's state, in order.
+STATE_PIECES: tuple[tuple[str, int], ...] = _CLASSIC.pieces
+#: piece name -> slice into the flat state (classic layout)
+STATE_SLICES: dict[str, slice] = _CLASSIC.slices
+#: length of the flat state (classic layout)
+STATE_SIZE: int = _CLASSIC.size
+
+
+def deck_points(rules: Rules) -> int:
+    """Card points of the whole deck of ``rules``: the most one round can add to a score."""
+    deck = rules.deck_cards
+    return int((deck.layout.kind_points.astype(np.int64) * deck.copies).sum())
 
 
 def _score_high(rules: Rules) -> float:
     """The highest score / ``match_target``: below the target until the round that decides
     the match; a match of ``match_rounds`` rounds adds at most the deck's points a round."""
-    high = (rules.match_target - 1 + _DECK_POINTS) / rules.match_target
-    return max(high, rules.match_rounds * _DECK_POINTS / rules.match_target)
+    points = deck_points(rules)
+    high = (rules.match_target - 1 + points) / rules.match_target
+    return max(high, rules.match_rounds * points / rules.match_target)
 
 
 def state_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) ``(STATE_SIZE,) float32`` bounds of every state value under ``rules``.
+    """(low, high) ``(size,) float32`` bounds of every state value under ``rules``.
 
-    Counts of a kind are at most its copies in the deck, card totals at most 108, one-hots
-    and the progress in [0, 1], the direction in [-1, 1]; a score stays below the target
-    until the round that decides the match, which adds at most the deck's points.
+    Counts of a kind are at most its copies in the deck, card totals at most the deck's
+    size, one-hots and the progress in [0, 1], the direction in [-1, 1], the dispenser's
+    presses below ``len(dispenser_hazard)``; a score stays below the target until the round
+    that decides the match, which adds at most the deck's points.
     """
-    low = np.zeros(STATE_SIZE, np.float32)
-    high = np.ones(STATE_SIZE, np.float32)
-    copies = KIND_COPIES.astype(np.float32)
-    high[STATE_SLICES["hands"]] = np.tile(copies, MAX_SEATS)
+    layout = state_layout(rules.layout)
+    slices = layout.slices
+    low = np.zeros(layout.size, np.float32)
+    high = np.ones(layout.size, np.float32)
+    deck = rules.deck_cards
+    copies = deck.copies.astype(np.float32)
+    high[slices["hands"]] = np.tile(copies, MAX_SEATS)
     for piece in ("discard", "draw_pile"):
-        high[STATE_SLICES[piece]] = copies
+        high[slices[piece]] = copies
     for piece in ("hand_sizes", "pending_draw", "draw_pile_size"):
-        high[STATE_SLICES[piece]] = DECK_SIZE
-    low[STATE_SLICES["direction"]] = -1.0
-    high[STATE_SLICES["scores"]] = _score_high(rules)
+        high[slices[piece]] = deck.size
+    low[slices["direction"]] = -1.0
+    high[slices["scores"]] = _score_high(rules)
+    if "swap_given" in slices:
+        high[slices["swap_given"]] = np.tile(copies, 2)
+        high[slices["dispenser_presses"]] = len(rules.dispenser_hazard)
     return low, high
 
 
 def game_state(game: ScalarGame) -> np.ndarray:
-    """``(STATE_SIZE,) float32``: the full state of ``game`` (PRIVILEGED: every hand).
+    """``(size,) float32``: the full state of ``game`` (PRIVILEGED: every hand).
 
-    A fresh array each call. Small non-negative integers (counts, one-hots) are written as
-    bytes and converted once; the direction, pending draws, scores and progress after.
+    ``size`` is :func:`state_layout` ``(game.layout).size``. A fresh array each call. Small
+    non-negative integers (counts, one-hots) are written as bytes and converted once; the
+    direction, pending draws, scores and progress after.
     """
+    layout = game.layout
+    at = state_layout(layout)
+    start, kinds = at.starts, at.kinds
     p = game.num_players
-    buf = bytearray(STATE_SIZE)
+    buf = bytearray(at.size)
+    hands = start["hands"]
     for seat, hand in enumerate(game.hands):
-        start = _HANDS + seat * NUM_KINDS
-        buf[start : start + NUM_KINDS] = hand
-        buf[_SIZES + seat] = sum(hand)
+        first = hands + seat * kinds
+        buf[first : first + kinds] = hand
+        buf[start["hand_sizes"] + seat] = sum(hand)
     top, phase, color = game.top, game.phase, game.color
-    buf[_TOP + top] = 1
+    buf[start["top_card"] + top] = 1
     if color >= 0:
-        buf[_COLOR + color] = 1
+        buf[start["color"] + color] = 1
     if game.direction > 0:
-        buf[_DIRECTION] = 1
-    buf[_PHASE + phase] = 1
+        buf[start["direction"]] = 1
+    buf[start["phase"] + phase] = 1
     if phase != OVER:
-        buf[_ACTOR + game.actor] = 1
-    buf[_PLAYERS + p - 2] = 1
-    buf[_DEALER + game.dealer] = 1
-    buf[_DISCARD : _DISCARD + NUM_KINDS] = game.discard
+        buf[start["actor"] + game.actor] = 1
+    buf[start["players"] + p - 2] = 1
+    buf[start["dealer"] + game.dealer] = 1
+    buf[start["discard"] : start["discard"] + kinds] = game.discard
     pile = game.pile
     if pile:
-        counts = np.bincount(np.frombuffer(bytes(pile), np.uint8), minlength=NUM_KINDS)
-        buf[_PILE : _PILE + NUM_KINDS] = counts.astype(np.uint8).tobytes()
-    buf[_PILE_SIZE] = len(pile)
+        counts = np.bincount(np.frombuffer(bytes(pile), np.uint8), minlength=kinds)
+        buf[start["draw_pile"] : start["draw_pile"] + kinds] = counts.astype(np.uint8).tobytes()
+    buf[start["draw_pile_size"]] = len(pile)
     if phase == DRAWN:
-        buf[_DRAWN + game.drawn] = 1
-    if top == WILD_DRAW_FOUR:
-        buf[_PREV_COLOR + game.prev_color] = 1
-        buf[_DRAW4_PLAYER + game.draw4_player] = 1
-        buf[_DRAW4_BLUFF] = int(game.draw4_bluff)
+        buf[start["drawn_card"] + game.drawn] = 1
+    if layout.draw_four_like[top]:
+        buf[start["previous_color"] + game.prev_color] = 1
+        buf[start["draw4_player"] + game.draw4_player] = 1
+        buf[start["draw4_bluff"]] = int(game.draw4_bluff)
     if phase == MULTI and game.multi_rank < 10:  # a symbol combination: see the top card
-        buf[_MULTI_RANK + game.multi_rank] = 1
+        buf[start["multi_rank"] + game.multi_rank] = 1
     if phase == JUMP:
-        buf[_JUMP_CARD + game.jump_card] = 1
+        buf[start["jump_card"] + game.jump_card] = 1
+    if "swap_given" in start:
+        _extended_pieces(game, buf, start, kinds)
     state = np.frombuffer(buf, np.uint8).astype(np.float32)
     if game.direction < 0:
-        state[_DIRECTION] = -1.0
+        state[start["direction"]] = -1.0
     if game.pending:
-        state[_PENDING] = game.pending
+        state[start["pending_draw"]] = game.pending
     rules = game.rules
     target = rules.match_target
     for seat, score in enumerate(game.scores):
-        state[_SCORES + seat] = score / target
-    state[_PROGRESS] = game.turn / rules.max_turns
+        state[start["scores"] + seat] = score / target
+    state[start["progress"]] = game.turn / rules.max_turns
     return state
+
+
+def _extended_pieces(game: ScalarGame, buf: bytearray, start: dict[str, int], kinds: int) -> None:
+    """Write the section-11 pieces of the extended state into ``buf`` (bytes)."""
+    buf[start["dispenser_presses"]] = game.presses
+    if game.cause >= 0:
+        buf[start["cause"] + game.cause] = 1
+    if game.swap_seats[0] >= 0:
+        for side in (0, 1):
+            buf[start["swap_seats"] + side * MAX_SEATS + game.swap_seats[side]] = 1
+            first = start["swap_given"] + side * kinds
+            buf[first : first + kinds] = game.swap_given[side]
+    buf[start["shuffled"]] = int(game.shuffled)

@@ -9,10 +9,10 @@
 | Agents             | `agents = ['player_0', ..., 'player_{P-1}']`                          |
 | Number of agents   | 2 to 10                                                                |
 | Action shape       | (1)                                                                    |
-| Action values      | [0, 76]                                                                |
-| Observation shape  | (349,) float32, plus a (77,) int8 action mask                         |
+| Action values      | [0, 76] (classic cards), [0, 121] (a deck with section-11 cards)      |
+| Observation shape  | (349,) float32 + (77,) int8 mask; (616,) + (122,) for such a deck      |
 | Observation values | see the table below                                                   |
-| State shape        | (900,) float32, privileged (every hand): `state()`, `state_space`    |
+| State shape        | (900,) float32 ((1397,) for such a deck), privileged: `state()`       |
 
 UNO for 2 to 10 players, exactly as people play it: the official Mattel rules by default
 (with the +4 bluff and its challenge) and every common house rule as a named switch. The
@@ -53,7 +53,21 @@ every reset and step) or `"rgb_array"` (`render()` returns a `(640, 960, 3)` uin
 it is to act), e.g. `"player_0"` for a person playing that seat; `None` (the default): the
 agent to act, whose view changes with every turn.
 
-`rule_overrides`: any rule switch, e.g. `stacking="any"`, `match=True`.
+`rule_overrides`: any rule switch, e.g. `stacking="any"`, `match=True`, `deck="extreme"`.
+
+### Decks
+
+The deck is a rule like any other (`deck=`: `classic`, the default, `modern-112`,
+`swap-112`, `extension`, `extreme`, a user deck's name or a TOML path; RULES.md section
+11). The spaces follow the deck's card layout (`env.rules.layout`,
+`uno_rl.core.layout`): a deck of classic cards plays in the classic layout, with exactly
+the spaces and values below (77 actions, 349 observation values, a 900-value state); a deck
+holding any section-11 card (Discard All, Hit 2, Targeted +2/+4, the new Wilds, Downpour,
+Boomerang) plays in the extended layout: `Discrete(122)`, a `(616,)` observation and a
+`(122,)` mask, a `(1397,)` state. Its kinds, actions and observation pieces are the tables
+of `uno_rl.core.layout` (kinds 0 .. 53 and actions 0 .. 76 mean the same in both; the
+seat actions 64 .. 72 also name a Swap Hands' or a targeted draw's target), its state the
+table of `uno_rl.envs.state_vector`. `env.rules.layout.action_name(a)` names an action.
 
 An unknown preset (the message lists the available ones), an unknown rules key, a bad value
 or a player count outside 2 to 10 raise `uno_rl.core.RulesError` (a `ValueError`) naming it.
@@ -69,8 +83,8 @@ selected several times in a row, and an agent may be asked out of turn (the vict
 ### Observation space
 
 The observation is a dict: `'observation'`, the agent's own view of the game as one flat
-`float32` vector of 349 values, and `'action_mask'`, a `(77,) int8` vector with 1 for every
-legal action. The mask is all zeros for every agent except the one to act. Nothing hidden
+`float32` vector of 349 values (classic layout; see Decks), and `'action_mask'`, a `(77,)
+int8` vector with 1 for every legal action. The mask is all zeros for every agent except the one to act. Nothing hidden
 is in the observation: other hands appear only as sizes (tested in `uno_rl.core`). Seats
 are relative to the observer (0 = the observer, 1 = the next seat clockwise, ...); slots
 beyond the number of players are 0.
@@ -104,7 +118,8 @@ direction in [-1, 1]).
 
 ### Action space
 
-One fixed `Discrete(77)` space for every rule set; the mask says what is legal now.
+One fixed `Discrete(77)` space for every rule set of a classic deck (`Discrete(122)` for
+an extended one, see Decks); the mask says what is legal now.
 
 | action    | meaning |
 |-----------|---------|
@@ -118,14 +133,15 @@ One fixed `Discrete(77)` space for every rule set; the mask says what is legal n
 | 64 ... 72 | (seven-zero) swap hands with the player 1 ... 9 seats clockwise |
 | 73 ... 76 | name the color of a first-card Wild (red, yellow, green, blue) |
 
-`uno_rl.core.action_name(a)` gives an action's meaning in words.
+`uno_rl.core.action_name(a)` gives an action's meaning in words (`rules.layout.action_name(a)`
+for every deck).
 
 Illegal actions: `env()` follows PettingZoo's classic environments (its
 `TerminateIllegalWrapper`): an illegal action ends the game at once with a reward of -1 for
 the agent that made it and 0 for everyone else (all agents' terminations and truncations
 become True). `raw_env` has no such policy: it raises `ValueError` naming the action, its
 meaning and the legal actions, and leaves the game untouched. Both raise at the call for an
-action that is not one integer in [0, 77) (`TypeError` for a wrong type such as `None`
+action that is not one integer in [0, A), A the layout's action count (`TypeError` for a wrong type such as `None`
 for a live agent, `bool`, `float`, `str`; `ValueError` for out of range or an array that is
 not 0-d).
 
@@ -168,7 +184,8 @@ agent.
 
 ### State (privileged, for centralised critics)
 
-`state()` returns the whole game as one `(900,) float32` vector in `state_space` (a `Box`),
+`state()` returns the whole game as one `(900,) float32` vector in `state_space` (a `Box`;
+a deck of the extended layout: `(1397,)`, `uno_rl.envs.state_vector.state_layout`),
 PettingZoo's `state()` / `state_space` convention, on the AEC env and on the parallel view
 alike. It is **privileged**: it holds every seat's hand and the draw pile's contents, by
 design, for a centralised critic (MAPPO-style) during training; never give it to a policy
@@ -199,7 +216,8 @@ are 0. The draw pile is given as counts per kind, not in order.
 | `scores`         | 889    | 10   | match scores / `match_target`, per seat |
 | `progress`       | 899    | 1    | decisions so far this round / `max_turns` |
 
-The slices are `uno_rl.envs.state_vector.STATE_SLICES`.
+The slices are `uno_rl.envs.state_vector.STATE_SLICES` (`state_layout(layout).slices` for
+every layout).
 
 ### Rule switches and presets
 
@@ -259,8 +277,10 @@ into the deck).
 `render()` draws a text table, the view of one agent (`render_agent`, by default the agent
 to act): the top card and the current color, the direction of play, the draw pile and
 pending draws, every player's hand size (and match score), who acts and in which phase, that
-agent's hand and, when it is to act, its legal actions (no other hand). Cards are colored with ANSI codes
-(red, yellow, green, blue; wilds bold magenta). `"ansi"` returns the string, `"human"`
+agent's hand and, when it is to act, its legal actions (no other hand), the dispenser's
+presses when it is on, and the seats of the last hand swap (the hands swapped only to the
+two who swapped). Cards are colored with ANSI codes (red, yellow, green, blue; wilds bold
+magenta). `"ansi"` returns the string, `"human"`
 prints it. `"rgb_array"` returns the same view drawn as a picture (`uno_rl.envs.frames`): a
 `(640, 960, 3)` uint8 array, the same size in every game, for recording videos (the parallel
 view's `render()` gives the same). To record a game, keep `env.render()` after every step and
@@ -284,10 +304,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from uno_rl.core.actions import NUM_ACTIONS
-from uno_rl.core.cards import DECK_SIZE, KIND_COPIES, KIND_POINTS
 from uno_rl.core.engine import match_winner
-from uno_rl.core.observe_layout import OBS_SIZE, SLICES
 from uno_rl.core.rules import Rules, load_rules
 
 from .classic import ClassicWrapper
@@ -298,23 +315,31 @@ from .state_vector import _score_high, game_state, state_bounds
 
 __all__ = ["ActionCheckWrapper", "env", "observation_bounds", "parallel_env", "raw_env"]
 
-#: Card points of the whole deck: an upper bound of what one round can score.
-_DECK_POINTS = int((KIND_POINTS.astype(np.int64) * KIND_COPIES).sum())
-
 
 def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) float32 bounds of every observation value under ``rules``."""
-    low = np.zeros(OBS_SIZE, np.float32)
-    high = np.ones(OBS_SIZE, np.float32)
-    for piece in ("hand", "discard", "revealed_hand"):
-        high[SLICES[piece]] = KIND_COPIES
-    low[SLICES["direction"]] = -1.0
+    """(low, high) ``(rules.layout.obs_size,) float32`` bounds of every observation value.
+
+    Counts of a kind are at most its copies in ``rules``' deck, card totals at most the
+    deck's size, the dispenser's presses below ``len(dispenser_hazard)``, one-hots in
+    [0, 1], the direction in [-1, 1].
+    """
+    layout, deck = rules.layout, rules.deck_cards
+    slices = layout.slices
+    low = np.zeros(layout.obs_size, np.float32)
+    high = np.ones(layout.obs_size, np.float32)
+    copies = deck.copies.astype(np.float32)
+    for piece in ("hand", "discard", "revealed_hand", "swap_given", "swap_received"):
+        if piece in slices:
+            high[slices[piece]] = copies
+    low[slices["direction"]] = -1.0
     for piece in ("pending_draw", "hand_sizes", "draw_pile_size"):
-        high[SLICES[piece]] = DECK_SIZE
+        high[slices[piece]] = deck.size
+    if "dispenser_presses" in slices:
+        high[slices["dispenser_presses"]] = len(rules.dispenser_hazard)
     # A score reaches at most target - 1 before the round that ends the match, which adds
     # at most the deck's points (or one round won); under match_rounds, the deck's points
     # a round.
-    high[SLICES["scores"]] = _score_high(rules)
+    high[slices["scores"]] = _score_high(rules)
     return low, high
 
 
@@ -372,17 +397,20 @@ class raw_env(AECEnv):
         self.render_agent = render_agent
         self.agents = self.possible_agents[:]
         self._seats = {agent: k for k, agent in enumerate(self.possible_agents)}
+        #: The deck's card layout: its actions (A) and observation values.
+        self.layout = self.rules.layout
+        actions = self.layout.num_actions
         low, high = observation_bounds(self.rules)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
                     "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(actions,), dtype=np.int8),
                 }
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(actions) for agent in self.possible_agents}
         low, high = state_bounds(self.rules)
         #: PRIVILEGED: the space of :meth:`state` (every hand; see uno_rl.envs.state_vector).
         self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
@@ -435,7 +463,8 @@ class raw_env(AECEnv):
 
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s own view: ``{"observation": (349,) float32, "action_mask": (77,) int8}``."""
+        """``agent``'s own view: ``{"observation": (obs_size,) float32, "action_mask": (A,)
+        int8}`` (349 and 77 for a classic deck, 616 and 122 for an extended one)."""
         seat = self._seats.get(agent)
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
@@ -444,11 +473,12 @@ class raw_env(AECEnv):
         if seat == fast.actor:
             mask = game.legal_mask().copy()
         else:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask = np.zeros(self.layout.num_actions, np.int8)
         return {"observation": fast.observe(seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        """PRIVILEGED: the full game as a ``(900,) float32`` vector in :attr:`state_space`.
+        """PRIVILEGED: the full game as a ``(900,) float32`` vector in :attr:`state_space`
+        (``(1397,)`` for a deck of the extended layout).
 
         Every seat's hand, the draw pile's contents, whether a +4 on top is a bluff: hidden
         cards **by design**, for a centralised critic (MAPPO-style) in training; never feed
@@ -463,7 +493,7 @@ class raw_env(AECEnv):
         """The selected agent takes ``action`` (``None`` once it is terminated or truncated).
 
         Raises:
-            TypeError, ValueError: not one integer in [0, 77), or an illegal action (the
+            TypeError, ValueError: not one integer in [0, A), or an illegal action (the
                 message names it and the legal actions); nothing changes.
         """
         agent = self.agent_selection
@@ -551,7 +581,7 @@ class ActionCheckWrapper(wrappers.BaseWrapper):
             if self.env.terminations[agent] or self.env.truncations[agent]:
                 self.env.step(None)
                 return
-        check_action(action)
+        check_action(action, self.env.unwrapped.layout.num_actions)
         self.env.step(action)
 
     def __str__(self) -> str:

@@ -14,12 +14,16 @@ over games), until every game waits for its learner again. Registered as the
     actions = uno_rl.core.sample_legal_actions(info["action_mask"], rng)
     obs, rewards, terminated, truncated, info = envs.step(actions)
 
-Spaces: ``single_observation_space`` is the learner's view, a ``Box`` of ``(349,)`` float32
+Spaces follow the deck (``deck=`` like any rule; :attr:`UnoVectorEnv.layout`):
+``single_observation_space`` is the learner's view, a ``Box`` of ``(obs_size,)`` float32
 (:func:`uno_rl.envs.uno_v1.observation_bounds`); ``single_action_space`` is
-``Discrete(77)``; ``observation_space`` and ``action_space`` are their ``batch_space``
-(``Box (N, 349)`` and ``MultiDiscrete([77] * N)``).
+``Discrete(A)``; ``observation_space`` and ``action_space`` are their ``batch_space``
+(``Box (N, obs_size)`` and ``MultiDiscrete([A] * N)``). A deck of classic cards has the
+classic layout (``obs_size`` 349, ``A`` 77: :mod:`uno_rl.core.observe_layout`,
+:mod:`uno_rl.core.actions`), a deck with any card of RULES.md section 11 the extended one
+(616 and 122: the tables of :mod:`uno_rl.core.layout`).
 
-Infos: ``info["action_mask"]`` is an ``(N, 77)`` bool array on every reset and step (with
+Infos: ``info["action_mask"]`` is an ``(N, A)`` bool array on every reset and step (with
 ``info["_action_mask"]``, all True, after Gymnasium's ``_key`` convention), and
 ``info["learner_seat"]`` ``(N,)`` the learner's seat in each game. Rewards are float32
 ``(N,)``, ``terminated`` and ``truncated`` bool ``(N,)``.
@@ -62,8 +66,8 @@ batched callable for every opponent seat; a list of ``P - 1`` of those, ``oppone
 sitting ``i + 1`` seats clockwise of the learner; or ``{"pool": [...]}``, from which each
 opponent seat of each game's episode draws one entry from the env's generator
 (:meth:`UnoVectorEnv.opponents_of` tells a game's current ones). A batched opponent is called as
-``opponent(observations, masks, rng) -> actions`` with ``observations`` ``(k, 349)``
-float32 (each acting seat's own view), ``masks`` ``(k, 77)`` bool, the env's
+``opponent(observations, masks, rng) -> actions`` with ``observations`` ``(k, obs_size)``
+float32 (each acting seat's own view), ``masks`` ``(k, A)`` bool, the env's
 ``numpy.random.Generator``, and returns ``(k,)`` integer legal actions. An opponent with an
 attribute ``needs_observation = False`` (like :func:`random_opponent`) gets ``None`` instead
 of the observations, which saves encoding them. A wrong shape, type or an illegal action
@@ -101,14 +105,16 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector.utils import batch_space
 
 from uno_rl.core import engine
-from uno_rl.core.actions import NUM_ACTIONS, action_name
+from uno_rl.core.actions import NUM_ACTIONS
 from uno_rl.core.engine import sample_legal_actions
+from uno_rl.core.layout import CLASSIC
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.core.state import State
 
+from .game import legal_text
 from .opponents import resolve_opponents
 from .uno_v1 import observation_bounds
 
@@ -128,7 +134,7 @@ __all__ = [
     "random_opponent",
 ]
 
-#: ``opponent(observations (k, 349) float32 | None, masks (k, 77) bool, rng) -> (k,) ints``
+#: ``opponent(observations (k, obs_size) float32 | None, masks (k, A) bool, rng) -> (k,) ints``
 BatchedOpponent = Callable[[np.ndarray | None, np.ndarray, np.random.Generator], np.ndarray]
 
 #: Most games the core steps at once.
@@ -159,28 +165,33 @@ def load_env_rules(
     return load_rules(preset, **overrides)
 
 
-def checked_actions(actions, n: int) -> np.ndarray:
-    """``actions`` as (n,) int64 in range, or a TypeError / ValueError naming the problem."""
+def checked_actions(actions, n: int, num_actions: int = NUM_ACTIONS) -> np.ndarray:
+    """``actions`` as (n,) int64 in ``[0, num_actions)``, or a TypeError / ValueError naming
+    the problem."""
+    a = num_actions
     array = np.asarray(actions)
     if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
         raise TypeError(
-            f"actions must be integers in [0, {NUM_ACTIONS}), one per game, got dtype {array.dtype}"
+            f"actions must be integers in [0, {a}), one per game, got dtype {array.dtype}"
         )
     if array.shape != (n,):
         raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
-    bad = np.flatnonzero((array < 0) | (array >= NUM_ACTIONS))
+    bad = np.flatnonzero((array < 0) | (array >= a))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"game {i}: action {int(array[i])} is out of range [0, {NUM_ACTIONS})")
+        raise ValueError(f"game {i}: action {int(array[i])} is out of range [0, {a})")
     return array.astype(np.int64, copy=False)
 
 
-def illegal_action_error(game: int, action: int, mask: np.ndarray, seat: int, phase: int):
-    """The ValueError for the learner's illegal ``action`` in ``game`` (legal ones listed)."""
-    legal = ", ".join(f"{i} ({action_name(i)})" for i in np.flatnonzero(mask))
+def illegal_action_error(
+    game: int, action: int, mask: np.ndarray, seat: int, phase: int, layout=None
+):
+    """The ValueError for the learner's illegal ``action`` in ``game`` (legal ones listed),
+    the actions named by ``layout`` (the deck's; ``None``: the classic layout)."""
+    layout = CLASSIC if layout is None else layout
     return ValueError(
-        f"game {game}: illegal action {action} ({action_name(action)}) for the learner (seat "
-        f"{seat}) in phase '{PHASE_NAMES[phase]}'; legal actions: {legal}"
+        f"game {game}: illegal action {action} ({layout.action_name(action)}) for the learner "
+        f"(seat {seat}) in phase '{PHASE_NAMES[phase]}'; legal actions: {legal_text(layout, mask)}"
     )
 
 
@@ -263,9 +274,11 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
             getattr(fn, "needs_observation", True) is not False for fn in self._agents
         )
 
+        #: The deck's card layout (A = ``layout.num_actions`` actions, ``layout.obs_size``).
+        self.layout = self.rules.layout
         low, high = observation_bounds(self.rules)
         self.single_observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
 
@@ -314,7 +327,7 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One learner action per game, then the opponents until each game waits again.
 
-        Returns ``(observations (N, 349) float32, rewards (N,) float32, terminated (N,) bool,
+        Returns ``(observations (N, obs_size) float32, rewards (N,) float32, terminated (N,) bool,
         truncated (N,) bool, info)``; see the module docstring for autoreset.
         """
         if self.privileged_state is None:
@@ -373,7 +386,7 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
         }
 
     def _check_actions(self, actions) -> np.ndarray:
-        return checked_actions(actions, self.num_envs)
+        return checked_actions(actions, self.num_envs, self.layout.num_actions)
 
     def _check_legal(self, games: np.ndarray, actions: np.ndarray) -> None:
         illegal = np.flatnonzero(~self._mask[games, actions])
@@ -385,6 +398,7 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
                 self._mask[g],
                 int(self.seat[g]),
                 self.privileged_state.phase[g],
+                self.layout,
             )
 
     def _deal(self, games: np.ndarray) -> None:
@@ -496,17 +510,18 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):
                 f"{who} must return one action per game, shape ({games.size},), got {out.shape}"
             )
         out = out.astype(np.int64, copy=False)
-        bad = np.flatnonzero((out < 0) | (out >= NUM_ACTIONS))
+        layout = self.layout
+        bad = np.flatnonzero((out < 0) | (out >= layout.num_actions))
         if not bad.size:
             bad = np.flatnonzero(~masks[np.arange(games.size), out])
         if bad.size:
             i = int(bad[0])
             a = int(out[i])
             what = (
-                f"out of range [0, {NUM_ACTIONS})"
-                if not 0 <= a < NUM_ACTIONS
-                else f"({action_name(a)}), which is illegal; legal actions: "
-                + ", ".join(f"{j} ({action_name(j)})" for j in np.flatnonzero(masks[i]))
+                f"out of range [0, {layout.num_actions})"
+                if not 0 <= a < layout.num_actions
+                else f"({layout.action_name(a)}), which is illegal; legal actions: "
+                + legal_text(layout, masks[i])
             )
             raise ValueError(f"{who} returned action {a} in game {int(games[i])}: {what}")
         return out

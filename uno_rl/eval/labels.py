@@ -1,7 +1,8 @@
 """Readable names of rule variants, shared by ``evaluate`` and the experiments.
 
 A variant is named by what differs from its preset (``official`` when nothing does, else
-``official, stacking=any``); the full switches stay in the data (the tables' ``switches``
+``official, stacking=any``), and by its deck when it is not ``classic`` (``official,
+deck=extreme``); the full switches stay in the data (the tables' ``switches``
 column, :func:`switches_label`).
 """
 
@@ -27,6 +28,10 @@ def switches_label(switches: Sequence[tuple[str, Any]]) -> str:
 def variant_name(preset: str, switches: Sequence[tuple[str, Any]], base: Rules) -> str:
     """The short label of a variant: ``preset`` and the switches whose value differs from the
     preset's own (``base``, its rules at the cell's player count), in the order given:
-    ``official`` or ``official, caught_bluffer=takes-back``."""
+    ``official`` or ``official, caught_bluffer=takes-back``. A deck other than ``classic``
+    is always named (``official, deck=extreme``), even when the preset itself sets it."""
     changed = [(n, v) for n, v in switches if getattr(base, n, None) != v]
+    deck = getattr(base, "deck", "classic")
+    if deck != "classic" and all(n != "deck" for n, _ in changed):  # the preset's own deck
+        changed.insert(0, ("deck", deck))
     return ", ".join([str(preset)] + ([switches_label(changed)] if changed else []))

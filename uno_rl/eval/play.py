@@ -29,7 +29,6 @@ import numpy as np
 
 from uno_rl.agents.base import Agent
 from uno_rl.core import engine
-from uno_rl.core.actions import action_name
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.core.rules import Rules
@@ -296,6 +295,7 @@ def _check_legal(agents, acting_position, masks, actions, live, state) -> None:
     i = int(np.flatnonzero(~ok)[0])
     game, a = int(live[i]), int(actions[i])
     agent = agents[int(acting_position[i])]
+    action_name = state.rules.layout.action_name
     what = action_name(a) if 0 <= a < masks.shape[1] else "out of range"
     legal = ", ".join(f"{j} ({action_name(j)})" for j in np.flatnonzero(masks[i]))
     error = IllegalActionError(

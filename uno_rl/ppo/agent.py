@@ -9,6 +9,11 @@ A spec file in ``agents/`` names the checkpoint (relative to ``agents/``)::
 ``ppo:checkpoint=runs/NAME/<timestamp>/checkpoint.pt`` loads any training checkpoint. The
 policy samples its action from the masked distribution with the caller's generator
 (``greedy=true``: the most probable legal action). Networks are loaded once per process.
+
+A policy plays the layout of the deck it was trained on (its checkpoint records it; one that
+does not is classic): a ``classic`` policy plays every deck of classic cards, an ``extreme``
+or ``extension`` policy every deck with new cards. Rules of the other layout are refused with
+one line naming both decks and layouts.
 """
 
 from __future__ import annotations
@@ -18,33 +23,39 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from uno_rl.agents.base import Agent, AgentError, Param, check_batch
+from uno_rl.agents.base import Agent, AgentError, Param
 
 from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
-from .network import PolicyNetwork, feature_columns, input_scale, masked_logits
+from .inputs import NetworkInputs
+from .network import PolicyNetwork, masked_logits
 
-__all__ = ["PPOAgent", "load_policy"]
+__all__ = ["PPOAgent", "load_policy", "load_policy_inputs"]
 
-_CACHE: dict[tuple[str, float], tuple[PolicyNetwork, np.ndarray]] = {}
+_CACHE: dict[tuple[str, float], tuple[PolicyNetwork, NetworkInputs]] = {}
 
 
-def load_policy(path: str | Path) -> tuple[PolicyNetwork, np.ndarray]:
-    """The network of a checkpoint and the observation columns it reads (cached)."""
+def load_policy_inputs(path: str | Path) -> tuple[PolicyNetwork, NetworkInputs]:
+    """The network of a checkpoint and what it reads (its layout, deck, columns; cached)."""
     path = Path(path).resolve()
     key = (str(path), path.stat().st_mtime if path.exists() else 0.0)
     if key not in _CACHE:
         data = load_checkpoint(path)
         spec = network_spec(data, path)
         try:
-            columns = feature_columns(spec["features"])
-            scale = input_scale(spec["features"]) if spec["scaled"] else None
-            network = PolicyNetwork(len(columns), spec["hidden"], scale)
+            inputs = NetworkInputs.of_spec(spec)
+            network = inputs.network(spec["hidden"], spec["scaled"])
         except (KeyError, RuntimeError, ValueError) as error:
             raise CheckpointError(f"checkpoint {path}: bad network: {error}") from None
         load_weights(network, data["model"], path)
         network.eval()
-        _CACHE[key] = (network, columns)
+        _CACHE[key] = (network, inputs)
     return _CACHE[key]
+
+
+def load_policy(path: str | Path) -> tuple[PolicyNetwork, np.ndarray]:
+    """The network of a checkpoint and the observation columns (F,) int64 it reads (cached)."""
+    network, inputs = load_policy_inputs(path)
+    return network, inputs.columns
 
 
 class PPOAgent(Agent):
@@ -70,13 +81,34 @@ class PPOAgent(Agent):
         #: the policy file this agent plays
         self.checkpoint_path = path
         try:
-            self.network, self.columns = load_policy(path)
-        except CheckpointError as error:
+            self.network, self.inputs = load_policy_inputs(path)
+            self.inputs.check_plays(rules, f"checkpoint {path}")
+        except (CheckpointError, ValueError) as error:
             raise AgentError(f"agent 'ppo': {error}") from None
+        #: (F,) int64: the observation columns the network reads
+        self.columns = self.inputs.columns
+
+    def _check_batch(self, observations, masks) -> int:
+        """The batch size k of ``observations`` (k, O) and ``masks`` (k, A) bool of the
+        policy's layout; a clear ValueError otherwise."""
+        layout = self.inputs.layout
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or masks.shape[1] != layout.num_actions or masks.dtype != bool:
+            raise ValueError(
+                f"masks must be a (k, {layout.num_actions}) bool array (the {layout.name} "
+                f"layout of this policy), got {masks.dtype} {masks.shape}"
+            )
+        shape = np.shape(observations) if observations is not None else None
+        if shape != (masks.shape[0], layout.obs_size):
+            raise ValueError(
+                f"observations must be a (k, {layout.obs_size}) array (the {layout.name} "
+                f"layout of this policy) with one row per mask row, got shape {shape}"
+            )
+        return masks.shape[0]
 
     @torch.no_grad()
     def act(self, observations, masks, rng, memory=None, rows=None):
-        k = check_batch(observations, masks, True)
+        k = self._check_batch(observations, masks)
         features = torch.from_numpy(np.ascontiguousarray(observations[:, self.columns]))
         logits, _ = self.network(features)
         logits = masked_logits(logits, torch.from_numpy(masks))

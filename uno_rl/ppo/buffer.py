@@ -24,16 +24,17 @@ __all__ = ["TurnBuffer"]
 class TurnBuffer:
     """Preallocated transitions (capacity C) of the learner's streams.
 
-    Arrays (first axis: transition): ``obs`` (C, F) float32, ``mask`` (C, 77) bool,
+    Arrays (first axis: transition): ``obs`` (C, F) float32, ``mask`` (C, A) bool (A: the
+    layout's ``actions``, 77 classic or 122 extended),
     ``action`` (C,) int64, ``logp`` and ``value`` (C,) float32 (under the policy that acted),
     ``reward`` (C,) float32, ``terminal`` (C,) bool, ``next`` (C,) int64 (-1: none yet),
     ``stream`` (C,) int64. ``last`` (S,) int64: each stream's newest transition (-1: none).
     """
 
-    def __init__(self, capacity: int, features: int, streams: int):
+    def __init__(self, capacity: int, features: int, streams: int, actions: int = NUM_ACTIONS):
         self.capacity = capacity
         self.obs = np.zeros((capacity, features), np.float32)
-        self.mask = np.zeros((capacity, NUM_ACTIONS), bool)
+        self.mask = np.zeros((capacity, actions), bool)
         self.action = np.zeros(capacity, np.int64)
         self.logp = np.zeros(capacity, np.float32)
         self.value = np.zeros(capacity, np.float32)

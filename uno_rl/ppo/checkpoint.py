@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from uno_rl.core.decks import MAX_CARDS as MAX_DECK_CARDS
 from uno_rl.durable import replace_durably
 
 from .config import MAX_LAYERS, MAX_WIDTH
+from .network import CLASSIC_DECK_SIZE, LAYOUTS
 
 __all__ = [
     "FORMAT",
@@ -88,7 +90,9 @@ def load_checkpoint(
 
 
 def network_spec(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The checkpoint's ``network`` entry (``features``, ``hidden``, ``scaled``), checked."""
+    """The checkpoint's ``network`` entry (``features``, ``hidden``, ``scaled``, ``layout``,
+    ``deck``, ``deck_size``), checked; an entry without the last three (written before decks
+    existed) is the classic layout of the 108-card ``classic`` deck."""
     spec = data.get("network")
     if not isinstance(spec, dict):
         raise CheckpointError(
@@ -116,7 +120,24 @@ def network_spec(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[str
     scaled = spec.get("scaled", False)
     if not isinstance(scaled, bool):
         raise CheckpointError(f"checkpoint {path}: its network's 'scaled' must be true or false")
-    return {"features": list(features), "hidden": list(hidden), "scaled": scaled}
+    layout = spec.get("layout", "classic")
+    if layout not in LAYOUTS:
+        raise CheckpointError(
+            f"checkpoint {path}: its network's layout must be one of {', '.join(LAYOUTS)}, "
+            f"got {str(layout)[:60]!r}"
+        )
+    deck, size = spec.get("deck", "classic"), spec.get("deck_size", CLASSIC_DECK_SIZE)
+    if not isinstance(deck, str) or not deck:
+        raise CheckpointError(f"checkpoint {path}: its network's deck must be a deck name")
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_DECK_CARDS:
+        raise CheckpointError(
+            f"checkpoint {path}: its network's deck_size must be a number of cards in "
+            f"[1, {MAX_DECK_CARDS}], got {str(size)[:60]!r}"
+        )
+    return {
+        "features": list(features), "hidden": list(hidden), "scaled": scaled,
+        "layout": layout, "deck": deck, "deck_size": size,
+    }  # fmt: skip
 
 
 def load_weights(

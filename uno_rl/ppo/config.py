@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from uno_rl.cli import MAX_COUNT, MAX_SEED, parse_toml_value
+from uno_rl.core.layout import EXTENDED_PIECES
 from uno_rl.core.observe_layout import PIECES
 from uno_rl.tomlfile import read_toml
 
@@ -38,7 +39,11 @@ __all__ = [
     "parse_switches",
 ]
 
+#: Every piece of the classic observation: the default ``features`` (on an extended deck it
+#: means every piece of the extended layout, :func:`uno_rl.ppo.inputs.resolve_features`).
 ALL_FEATURES = [name for name, _ in PIECES]
+#: The pieces only the extended layout has (decks with RULES.md section 11's cards).
+EXTENDED_FEATURES = [name for name, _ in EXTENDED_PIECES]
 #: A run name: one folder under ``--runs-dir`` (no ``/``, no leading dot, no ``..``).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 #: Limits of ``hidden``: layers and units per layer.
@@ -179,7 +184,9 @@ class TrainConfig:
     pool_size: int = _field(8, "past snapshots kept in the opponent pool", low=1, high=256)
     snapshot_every: int = _field(10, "updates between snapshots added to the pool", low=1)
     # -------------------------------------------------------------- network
-    features: list = _field(list(ALL_FEATURES), "observation pieces the network reads")
+    features: list = _field(list(ALL_FEATURES), "observation pieces the network reads (the "
+                            "default, every classic piece, reads every piece of the deck's "
+                            "layout: the extended pieces too on a deck with new cards)")  # fmt: skip
     hidden: list = _field([128, 128], "hidden layer sizes")
     precision: str = _field(
         "auto",
@@ -254,10 +261,11 @@ class TrainConfig:
             raise TrainConfigError("zoo: name at least one agent when zoo_share > 0")
         if not self.features:
             raise TrainConfigError("features: name at least one observation piece")
-        unknown = [f for f in self.features if f not in ALL_FEATURES]
+        unknown = [f for f in self.features if f not in ALL_FEATURES + EXTENDED_FEATURES]
         if unknown:
             raise TrainConfigError(
-                f"features: unknown observation piece {unknown[0]!r} (pieces: {', '.join(ALL_FEATURES)})"
+                f"features: unknown observation piece {unknown[0]!r} (pieces: "
+                f"{', '.join(ALL_FEATURES)}; with new cards also {', '.join(EXTENDED_FEATURES)})"
             )
         if (
             not self.hidden

@@ -1,8 +1,9 @@
 """The policy-value network and its masked action distribution (PyTorch).
 
-An MLP reads the selected observation pieces and outputs 77 action logits and a value.
-Illegal actions get the lowest float logit, so they have probability 0; the entropy is taken
-over the legal actions only.
+An MLP reads the selected observation pieces of the training rules' layout
+(:mod:`uno_rl.core.layout`: ``CLASSIC``, 349 values, or ``EXTENDED``, 616) and outputs one
+logit per action of that layout (77 or 122) and a value. Illegal actions get the lowest float
+logit, so they have probability 0; the entropy is taken over the legal actions only.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from uno_rl.core.actions import NUM_ACTIONS
-from uno_rl.core.observe_layout import PIECES, SLICES
+from uno_rl.core.layout import CLASSIC, EXTENDED, Layout
 
 __all__ = [
+    "CLASSIC_DECK_SIZE",
+    "LAYOUTS",
     "PolicyNetwork",
     "bf16_supported",
+    "layout_named",
     "feature_columns",
     "input_scale",
     "biased_log_probs_and_entropy",
@@ -31,29 +34,59 @@ __all__ = [
 ]
 
 #: Divisors bringing each piece to about [0, 1]: card counts by 4 copies, hand sizes and
-#: pending draws by 20 (a large hand), the draw pile by the deck; the rest is already 0/1.
+#: pending draws by 20 (a large hand), the draw pile by the deck (:func:`input_scale`), the
+#: dispenser's presses by 4 (it fires at the latest after 4); the rest is already 0/1 (the
+#: swap seats, the shuffled flag).
 _PIECE_SCALE = {
     "hand": 4.0, "discard": 4.0, "revealed_hand": 4.0, "hand_sizes": 20.0,
-    "pending_draw": 20.0, "draw_pile_size": 108.0,
+    "pending_draw": 20.0, "swap_given": 4.0, "swap_received": 4.0, "dispenser_presses": 4.0,
 }  # fmt: skip
+#: Cards of the classic deck: the draw pile's divisor of checkpoints that record no deck.
+CLASSIC_DECK_SIZE = 108
+#: The layouts by name (what checkpoints record).
+LAYOUTS: dict[str, Layout] = {CLASSIC.name: CLASSIC, EXTENDED.name: EXTENDED}
 
 
-def feature_columns(features: Sequence[str]) -> np.ndarray:
-    """(F,) int64: observation columns of the named pieces, in layout order."""
-    names = [name for name, _ in PIECES]
+def layout_named(name: str) -> Layout:
+    """The layout called ``name`` (``classic`` or ``extended``); ValueError otherwise."""
+    if name not in LAYOUTS:
+        raise ValueError(f"unknown card layout {name!r}; layouts: {', '.join(LAYOUTS)}")
+    return LAYOUTS[name]
+
+
+def feature_columns(features: Sequence[str], layout: Layout = CLASSIC) -> np.ndarray:
+    """(F,) int64: columns of the named pieces in ``layout``'s observation, in layout order.
+
+    A piece the layout lacks (an extended piece on the classic layout) is a ValueError."""
+    names = [name for name, _ in layout.pieces]
     unknown = [f for f in features if f not in names]
     if unknown:
-        raise ValueError(f"unknown observation piece {unknown[0]!r}; pieces: {', '.join(names)}")
+        raise ValueError(
+            f"unknown observation piece {unknown[0]!r} in the {layout.name} layout; pieces: "
+            f"{', '.join(names)}"
+        )
     chosen = [name for name in names if name in set(features)]
-    return np.concatenate([np.arange(SLICES[n].start, SLICES[n].stop) for n in chosen])
+    slices = layout.slices
+    return np.concatenate([np.arange(slices[n].start, slices[n].stop) for n in chosen])
 
 
-def input_scale(features: Sequence[str]) -> np.ndarray:
-    """(F,) float32 multipliers of the columns of :func:`feature_columns`."""
-    names = [name for name, _ in PIECES if name in set(features)]
+def input_scale(
+    features: Sequence[str], layout: Layout = CLASSIC, deck_size: int = CLASSIC_DECK_SIZE
+) -> np.ndarray:
+    """(F,) float32 multipliers of the columns of :func:`feature_columns` (same arguments);
+    ``deck_size``: the divisor of ``draw_pile_size`` (the training deck's cards).
+
+    The classic layout with the 108-card deck gives exactly the scales every shipped
+    checkpoint was trained with."""
+    if not isinstance(deck_size, int) or isinstance(deck_size, bool) or deck_size < 1:
+        raise ValueError(f"deck_size must be a whole number of cards >= 1, got {deck_size!r}")
+    feature_columns(features, layout)  # the same check of the names
+    divisors = {**_PIECE_SCALE, "draw_pile_size": float(deck_size)}
+    names = [name for name, _ in layout.pieces if name in set(features)]
+    slices = layout.slices
     return np.concatenate(
         [
-            np.full(SLICES[n].stop - SLICES[n].start, 1.0 / _PIECE_SCALE.get(n, 1.0), np.float32)
+            np.full(slices[n].stop - slices[n].start, 1.0 / divisors.get(n, 1.0), np.float32)
             for n in names
         ]
     )
@@ -87,7 +120,7 @@ def use_bf16(precision: str, device: torch.device | str = "cpu") -> bool:
 
 
 class PolicyNetwork(nn.Module):
-    """Shared-trunk MLP: ``forward(obs (B, F) f32) -> (logits (B, 77) f32, value (B,) f32)``.
+    """Shared-trunk MLP: ``forward(obs (B, F) f32) -> (logits (B, A) f32, value (B,) f32)``.
 
     Args:
         inputs: F, the number of observation columns it reads.
@@ -97,6 +130,8 @@ class PolicyNetwork(nn.Module):
         trunk_bf16: run the hidden layers in bfloat16 autocast (weights stay float32; the
             heads, hence logits and values, are float32). About 1.6x faster on CPUs with
             native bfloat16 (:func:`bf16_supported`); a training setting, not saved.
+        actions: A, the logits it outputs: the layout's ``num_actions`` (77 classic, 122
+            extended).
     """
 
     def __init__(
@@ -105,6 +140,7 @@ class PolicyNetwork(nn.Module):
         hidden: Sequence[int] = (128, 128),
         scale: np.ndarray | None = None,
         trunk_bf16: bool = False,
+        actions: int = CLASSIC.num_actions,
     ):
         super().__init__()
         self.trunk_bf16 = bool(trunk_bf16)
@@ -116,7 +152,7 @@ class PolicyNetwork(nn.Module):
             layers += [_layer(size, width, np.sqrt(2)), nn.Tanh()]
             size = width
         self.trunk = nn.Sequential(*layers)
-        self.policy = _layer(size, NUM_ACTIONS, 0.01)
+        self.policy = _layer(size, actions, 0.01)
         self.value = _layer(size, 1, 1.0)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -34,7 +34,8 @@ from uno_rl.core.rules import load_rules
 from uno_rl.eval.backends import BackendError, RayExecutor
 
 from .config import TrainConfig
-from .network import PolicyNetwork, feature_columns, input_scale, use_bf16
+from .inputs import NetworkInputs
+from .network import PolicyNetwork, use_bf16
 from .rollout import (
     Collector,
     Rollout,
@@ -75,11 +76,10 @@ class RolloutActor:
         torch.set_num_threads(config.torch_threads or 1)
         rules = load_rules(config.preset, players=config.players, **dict(config.switches))
         zoo = [make_agent(spec, rules) for spec in config.zoo]
-        columns = feature_columns(config.features)
-        scale = input_scale(config.features)
+        inputs = NetworkInputs.of_rules(config.features, rules)
         bf16 = use_bf16(config.precision)
-        self.network = PolicyNetwork(len(columns), config.hidden, scale, bf16)
-        self.pool = [PolicyNetwork(len(columns), config.hidden, scale, bf16) for _ in pool]
+        self.network = inputs.network(config.hidden, trunk_bf16=bf16)
+        self.pool = [inputs.network(config.hidden, trunk_bf16=bf16) for _ in pool]
         for net, weights in zip(self.pool, pool):
             net.load_state_dict(weights)
         start, stop = game_slices(config.num_games, config.workers)[worker]

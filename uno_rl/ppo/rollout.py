@@ -36,7 +36,8 @@ from uno_rl.core.rules import Rules
 from .buffer import TurnBuffer
 from .checkpoint import CheckpointError, to_numpy, to_tensor
 from .config import TrainConfig
-from .network import PolicyNetwork, feature_columns, masked_logits
+from .inputs import NetworkInputs
+from .network import PolicyNetwork, masked_logits
 from .selfplay import SelfPlay, Stats, sample_policy
 
 __all__ = [
@@ -151,7 +152,8 @@ class Collector:
     ):
         self.config, self.network = config, network
         self.rng, self.generator, self.device = rng, generator, device
-        columns = feature_columns(config.features)
+        inputs = NetworkInputs.of_rules(config.features, rules)
+        columns = inputs.columns
         mix = (config.self_play, config.pool_share, config.zoo_share)
         self.play = SelfPlay(
             rules, num_games, mix, zoo, pool, columns, rng, generator, device,
@@ -159,7 +161,9 @@ class Collector:
             config.objective, config.win_bonus,
         )  # fmt: skip
         capacity = num_games * (config.rollout_steps + rules.players)
-        self.buffers = [TurnBuffer(capacity, len(columns), self.play.streams) for _ in range(2)]
+        self.buffers = [
+            TurnBuffer(capacity, len(columns), self.play.streams, inputs.actions) for _ in range(2)
+        ]
         self.buffer = self.buffers[0]  # after a rollout: only the carried transitions
 
     def _learner(self, feats: np.ndarray, masks: np.ndarray):

@@ -24,6 +24,7 @@ from uno_rl.durable import fsync_folder, write_text_durably
 
 from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
 from .config import TrainConfig, TrainConfigError, config_from_dict
+from .inputs import NetworkInputs
 from .network import PolicyNetwork
 
 __all__ = [
@@ -114,18 +115,22 @@ def check_backend(data: dict, config: TrainConfig, where: Path) -> None:
         raise CheckpointError(f"{where}: missing {', '.join(missing)}")
 
 
-def load_resume(run: Path, config: TrainConfig) -> dict[str, Any]:
+def load_resume(
+    run: Path, config: TrainConfig, inputs: NetworkInputs | None = None
+) -> dict[str, Any]:
     """The checkpoint of run folder ``run``, checked to fit ``config``: its keys, backend,
-    network shape and counters. Nothing in the folder is changed."""
+    network shape (``inputs``: the network's, by default those of ``config``'s rules) and
+    counters. Nothing in the folder is changed."""
     where = run / "checkpoint.pt"
     data = load_checkpoint(where, RESUME_KEYS)
     check_backend(data, config, where)
     spec = network_spec(data, where)
-    if (spec["features"], spec["hidden"]) != (list(config.features), list(config.hidden)):
+    inputs = NetworkInputs.of_config(config) if inputs is None else inputs
+    if spec["hidden"] != list(config.hidden) or not inputs.matches(spec):
         raise CheckpointError(
-            f"{where}: its network has hidden sizes {spec['hidden']} and "
-            f"{len(spec['features'])} observation pieces; the run's config.json asks for "
-            f"{config.hidden} and {len(config.features)}"
+            f"{where}: its network has hidden sizes {spec['hidden']} and reads "
+            f"{NetworkInputs.of_spec(spec).describe()}; the run's config.json asks for "
+            f"{config.hidden} and {inputs.describe()}"
         )
     if "learner_decisions" not in data:  # written before the logs counted them
         if data["update"] < config.num_updates:
@@ -212,10 +217,13 @@ def init_from_path(text: str) -> Path:
     return found if found.is_absolute() or found.exists() else AGENTS_DIR / checkpoint
 
 
-def initial_weights(config: TrainConfig, network: PolicyNetwork) -> None:
+def initial_weights(
+    config: TrainConfig, network: PolicyNetwork, inputs: NetworkInputs | None = None
+) -> None:
     """Load the weights ``init_from`` names (a path, a file in ``agents/``, or an agent whose
     spec has a ``checkpoint``: ``ppo-official-2p``) into ``network``, checked to fit (errors
-    name the field and the file)."""
+    name the field and the file). ``inputs``: the network's (default: those of ``config``'s
+    rules); the checkpoint must have been trained on the same layout, features and deck size."""
     path = init_from_path(config.init_from)
     try:
         start = load_checkpoint(path)
@@ -224,10 +232,12 @@ def initial_weights(config: TrainConfig, network: PolicyNetwork) -> None:
         raise TrainConfigError(f"init_from: {error}") from None
     if not spec["scaled"]:
         raise TrainConfigError(f"init_from: {path} was trained without input scaling")
-    if spec["features"] != list(config.features) or spec["hidden"] != list(config.hidden):
+    inputs = NetworkInputs.of_config(config) if inputs is None else inputs
+    if spec["hidden"] != list(config.hidden) or not inputs.matches(spec):
         raise TrainConfigError(
-            f"init_from: {path} has hidden sizes {spec['hidden']} and {len(spec['features'])} "
-            f"observation pieces; the config asks for {config.hidden} and {len(config.features)}"
+            f"init_from: {path} has hidden sizes {spec['hidden']} and reads "
+            f"{NetworkInputs.of_spec(spec).describe()}; the config asks for {config.hidden} "
+            f"and {inputs.describe()}"
         )
     try:
         load_weights(network, start["model"], path)

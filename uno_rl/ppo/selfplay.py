@@ -24,7 +24,6 @@ import torch
 from uno_rl.agents import Agent
 from uno_rl.core import engine
 from uno_rl.core.observe import observe
-from uno_rl.core.observe_layout import OBS_SIZE
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
@@ -112,7 +111,7 @@ class SelfPlay:
         mix: shares ``(self_play, pool, zoo)`` summing to 1.
         zoo: zoo agents (built for ``rules``).
         pool: snapshot networks (their weights change as the pool is refreshed).
-        columns: observation columns the networks read.
+        columns: observation columns the networks read (of the rules' layout).
         rng: the generator of deals, line-ups and zoo agents.
         generator: torch generator of the policies' sampling.
         device: torch device of the networks.
@@ -153,9 +152,13 @@ class SelfPlay:
         self.pool_filled = 0  # snapshots available
         self.columns = columns
         # Every column, in order (the default features): rows need no second gather.
-        self.every_column = bool(
-            columns.size == OBS_SIZE and np.array_equal(columns, np.arange(OBS_SIZE))
-        )
+        size = rules.layout.obs_size
+        if columns.size and (columns.min() < 0 or columns.max() >= size):
+            raise ValueError(
+                f"columns must lie in [0, {size}) (the {rules.layout.name} layout's observation), "
+                f"got [{columns.min()}, {columns.max()}]"
+            )
+        self.every_column = bool(columns.size == size and np.array_equal(columns, np.arange(size)))
         self.rng, self.generator, self.device = rng, generator, device
         self.truncation_penalty = float(truncation_penalty)
         self.lineup = np.zeros((num_games, self.players), np.int16)

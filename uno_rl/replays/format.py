@@ -13,6 +13,7 @@ File layout (version 1, a JSON object; every key is required, no other key is al
       "source": {"program": "uno_rl.play", ...},   # free-form: who saved it and why
       "preset": "official",                         # the preset the rules came from, or null
       "rules": {"players": 2, "hand_size": 7, ...}, # every Rules field (uno_rl.core.Rules)*
+      "deck": {"red 0": 1, "red 1": 2, ...},        # the deck's cards (copies of each kind)**
       "seats": ["human", "random-playable"],        # who sat in each seat (agent spec / human)
       "seed": 1234567890,                           # the deal seed given to engine.reset
       "actions": [[1, 60], [0, 12], ...],           # every decision in order: [seat, action]
@@ -23,6 +24,11 @@ File layout (version 1, a JSON object; every key is required, no other key is al
 (*) Saving writes every rule switch. A switch missing from a file (one saved before the switch
 existed) takes its default (a new switch defaults to the behaviour before it, and the replay
 check below confirms the game still plays out the same); an unknown switch is an error.
+
+(**) The deck (``rules.deck``, RULES.md section 11) is loaded by its name when the file is
+read, and its cards must be those recorded: a deck this reader does not know, or one whose
+cards changed since, raises :class:`ReplayError` in one line. A file without the key (saved
+before decks existed) is played on its ``rules.deck``.
 
 :func:`load` checks all of it and, by default, plays the actions again
 (:func:`uno_rl.replays.simulate.verify`): an action that is not legal, a seat that is not the
@@ -43,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from uno_rl.core.actions import NUM_ACTIONS
+from uno_rl.core.decks import DeckError
 from uno_rl.core.rules import Rules, RulesError
 
 from .model import Outcome, Replay, ReplayError, Violation
@@ -65,8 +71,10 @@ __all__ = [
 
 FORMAT = "uno_rl.replay"
 VERSION = 1
-_KEYS = ("format", "version", "source", "preset", "rules", "seats", "seed", "actions",
+_KEYS = ("format", "version", "source", "preset", "rules", "deck", "seats", "seed", "actions",
          "outcome", "violation")  # fmt: skip
+#: Keys a file may lack (older files).
+_OPTIONAL = ("deck",)
 _MAX_SEED = 2**64 - 1
 
 
@@ -79,12 +87,35 @@ def to_dict(replay: Replay) -> dict[str, Any]:
         "source": dict(replay.source),
         "preset": replay.preset,
         "rules": replay.rules.to_dict(),
+        "deck": deck_cards(replay.rules),
         "seats": list(replay.seats),
         "seed": int(replay.seed),
         "actions": [[int(s), int(a)] for s, a in replay.actions],
         "outcome": None if replay.outcome is None else _outcome_dict(replay.outcome),
         "violation": None if replay.violation is None else dataclasses.asdict(replay.violation),
     }
+
+
+def deck_cards(rules: Rules) -> dict[str, int]:
+    """The deck's cards: ``{card name: copies}`` of every kind it holds, in kind order."""
+    layout, copies = rules.layout, rules.deck_cards.copies
+    return {layout.card_name(k): int(copies[k]) for k in np.flatnonzero(copies)}
+
+
+def _check_deck(value: Any, rules: Rules) -> None:
+    """The recorded deck cards are those of ``rules.deck`` here, or a :class:`ReplayError`."""
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and _is_int(n) for k, n in value.items()
+    ):
+        raise ReplayError("'deck' must be an object of card name -> copies")
+    here = deck_cards(rules)
+    if value != here:
+        names = sorted(set(value) | set(here), key=lambda n: (n not in here, n))
+        name = next(n for n in names if value.get(n, 0) != here.get(n, 0))
+        raise ReplayError(
+            f"the deck {rules.deck!r} here is not the one the replay was recorded with "
+            f"({_short(name)}: {here.get(name, 0)} here, {_short(value.get(name, 0))} in the file)"
+        )
 
 
 def _outcome_dict(outcome: Outcome) -> dict[str, Any]:
@@ -95,7 +126,8 @@ def _outcome_dict(outcome: Outcome) -> dict[str, Any]:
 
 
 def to_json(replay: Replay) -> str:
-    """The file text: indented JSON, lists of numbers on one line, ten actions to a line."""
+    """The file text: indented JSON, lists of numbers on one line, ten actions (eight deck
+    cards) to a line."""
     data = to_dict(replay)
     lines = []
     for key, value in data.items():
@@ -105,6 +137,10 @@ def to_json(replay: Replay) -> str:
                 for i in range(0, len(value), 10)
             ]
             text = "[\n    " + ",\n    ".join(rows) + "\n  ]" if rows else "[]"
+        elif key == "deck":  # eight cards to a line
+            items = [f"{json.dumps(k)}: {n}" for k, n in value.items()]
+            rows = [", ".join(items[i : i + 8]) for i in range(0, len(items), 8)]
+            text = "{\n    " + ",\n    ".join(rows) + "\n  }" if rows else "{}"
         else:
             text = _dump(value, "  ")
         lines.append(f"  {json.dumps(key)}: {text}")
@@ -272,8 +308,14 @@ def from_dict(data: Any) -> Replay:
         raise ReplayError("'rules' must be an object of rule switches")
     try:
         rules = Rules.from_dict(data["rules"])
+    except DeckError as error:
+        raise ReplayError(f"the replay's deck is unknown here: {error}") from None
     except (RulesError, TypeError, ValueError) as error:
+        if "rules key 'deck'" in str(error):
+            raise ReplayError(f"the replay's deck is unknown here: {error}") from None
         raise ReplayError(f"bad 'rules': {error}") from None
+    if "deck" in data:
+        _check_deck(data["deck"], rules)
     seats = data["seats"]
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
         raise ReplayError("'seats' must be a list of names (strings)")
@@ -289,7 +331,7 @@ def from_dict(data: Any) -> Replay:
         rules=rules,
         seed=int(seed),
         seats=tuple(seats),
-        actions=_actions(data["actions"], rules.players),
+        actions=_actions(data["actions"], rules.players, rules.layout.num_actions),
         preset=preset,
         outcome=_outcome(data["outcome"], rules.players),
         violation=_violation(data["violation"], rules.players),
@@ -302,7 +344,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _actions(value: Any, players: int) -> tuple[tuple[int, int], ...]:
+def _actions(value: Any, players: int, num_actions: int) -> tuple[tuple[int, int], ...]:
     if not isinstance(value, list):
         raise ReplayError("'actions' must be a list of [seat, action] pairs")
     out = []
@@ -315,8 +357,10 @@ def _actions(value: Any, players: int) -> tuple[tuple[int, int], ...]:
         seat, action = pair
         if not 0 <= seat < players:
             raise ReplayError(f"actions[{k}]: seat {seat} is not in [0, {players})")
-        if not 0 <= action < NUM_ACTIONS:
-            raise ReplayError(f"actions[{k}]: action {action} is not in [0, {NUM_ACTIONS})")
+        if not 0 <= action < num_actions:
+            raise ReplayError(
+                f"actions[{k}]: action {action} is not in [0, {num_actions}) (the deck's actions)"
+            )
         out.append((seat, action))
     return tuple(out)
 
@@ -329,7 +373,7 @@ def _check_keys(value: dict, names: Sequence[str], what: str) -> None:
         raise ReplayError(
             f"{what} has an unknown key {_short(unknown[0])} (keys: {', '.join(names)})"
         )
-    missing = [n for n in names if n not in value]
+    missing = [n for n in names if n not in value and n not in _OPTIONAL]
     if missing:
         raise ReplayError(f"{what} lacks the key {missing[0]!r}")
 

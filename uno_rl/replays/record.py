@@ -18,7 +18,6 @@ import numpy as np
 
 from uno_rl.agents.base import Agent
 from uno_rl.core import engine
-from uno_rl.core.actions import action_name
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.rules import Rules
@@ -34,7 +33,8 @@ class Decider(Protocol):
     """Anything that chooses the action of one seat in a one-game state."""
 
     def decide(self, state: State, legal: np.ndarray) -> int:
-        """One legal action; ``legal`` is the (77,) bool mask of the seat to act."""
+        """One legal action; ``legal`` is the (A,) bool mask of the seat to act (A:
+        ``state.rules.layout.num_actions``, 77 or 122)."""
         ...
 
 
@@ -152,7 +152,8 @@ def play_game(
         legal = engine.legal_mask(state)[0].copy()
         action = players[seat].decide(state, legal)
         if not (0 <= action < legal.size and legal[action]):
-            names = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(legal))
+            name = rules.layout.action_name
+            names = ", ".join(f"{a} ({name(a)})" for a in np.flatnonzero(legal))
             raise ValueError(
                 f"seat {seat} chose illegal action {action} in phase "
                 f"'{PHASE_NAMES[state.phase[0]]}'; legal actions: {names}"

@@ -15,8 +15,6 @@ from collections.abc import Iterator
 import numpy as np
 
 from uno_rl.core import engine
-from uno_rl.core.actions import action_name
-from uno_rl.core.cards import KIND_POINTS
 from uno_rl.core.engine import StepResult
 from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.state import State
@@ -24,8 +22,6 @@ from uno_rl.core.state import State
 from .model import Outcome, Replay, ReplayError
 
 __all__ = ["Decision", "deal", "outcome_of", "simulate", "steps", "verify"]
-
-_POINTS = KIND_POINTS.astype(np.int64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,10 +74,16 @@ def check_action(state: State, index: int, seat: int, action: int) -> None:
     if seat != actor:
         raise ReplayError(f"{where}: recorded for seat {seat}, but seat {actor} is to act")
     legal = engine.legal_mask(state)[0]
-    if not legal[action]:
-        names = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(legal))
+    layout = state.rules.layout
+    if not 0 <= action < layout.num_actions:
         raise ReplayError(
-            f"{where}: illegal action {action} ({action_name(action)}) for seat {seat} in "
+            f"{where}: action {action} is not in [0, {layout.num_actions}) (deck "
+            f"{state.rules.deck!r})"
+        )
+    if not legal[action]:
+        names = ", ".join(f"{a} ({layout.action_name(a)})" for a in np.flatnonzero(legal))
+        raise ReplayError(
+            f"{where}: illegal action {action} ({layout.action_name(action)}) for seat {seat} in "
             f"phase '{PHASE_NAMES[state.phase[0]]}'; legal actions: {names}"
         )
 
@@ -115,7 +117,8 @@ def outcome_of(state: State, decisions: int, game: int = 0) -> Outcome:
     winner = int(state.winner[i]) if finished else -1
     points = [0] * p
     if winner >= 0:
-        left = (state.hands[i].astype(np.int64) * _POINTS).sum(axis=1)
+        points = rules.layout.kind_points.astype(np.int64)
+        left = (state.hands[i].astype(np.int64) * points).sum(axis=1)
         points = [int(left.sum()) if seat == winner else -int(left[seat]) for seat in range(p)]
     return Outcome(
         finished=finished,

@@ -13,18 +13,9 @@ import dataclasses
 
 import numpy as np
 
-from uno_rl.core.actions import (
-    ACCEPT,
-    ACTION_CARD,
-    CHALLENGE,
-    CHOOSE_COLOR,
-    DRAW,
-    PASS,
-    PLAY_DRAW_FOUR,
-    PLAY_WILD,
-    TARGET,
-)
-from uno_rl.core.cards import KIND_COLOR, RANK_NAMES, WILD, WILD_DRAW_FOUR
+from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
+from uno_rl.core.cards import RANK_NAMES, WILD
+from uno_rl.core.layout import SWAP_HANDS, SYMBOLS, TARGETED_FOUR, TARGETED_TWO, Layout
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 from uno_rl.core.state import State
@@ -63,18 +54,36 @@ class Menu:
 
 
 def _card_choices(
-    legal: np.ndarray, style: Style, verb: str, wild_verb: str | None = None
+    legal: np.ndarray,
+    style: Style,
+    verb: str,
+    layout: Layout,
+    wild_verb: str | None = None,
+    boomerang_verb: str | None = None,
 ) -> list[Choice]:
-    """One choice per card the legal actions play (a wild once, its color asked after);
-    ``wild_verb`` replaces ``verb`` for a (non +4) Wild."""
-    out = []
-    for action in np.flatnonzero(legal[:PLAY_WILD]):
-        out.append(Choice(f"{verb} {style.card(int(action))}", int(action)))
-    for first, kind in ((PLAY_WILD, WILD), (PLAY_DRAW_FOUR, WILD_DRAW_FOUR)):
-        if legal[first : first + 4].any():
+    """One choice per card the legal actions play (a card naming a color once, its color
+    asked after), colored cards first, in kind order; ``wild_verb`` replaces ``verb`` for a
+    plain Wild, ``boomerang_verb`` for a Boomerang."""
+    out, later = [], []
+    for kind in np.unique(layout.action_card[np.flatnonzero(legal)]):
+        if kind < 0:
+            continue
+        kind = int(kind)
+        first = int(layout.first_action[kind])
+        if layout.names_color[kind]:
             says = wild_verb if kind == WILD and wild_verb else verb
-            out.append(Choice(f"{says} {style.card(kind)}, then choose a color", first, True))
-    return out
+            label = f"{says} {style.card(kind)}, then choose a color"
+            later.append(Choice(label, first, True))
+        elif layout.kind_color[kind] < 0:
+            later.append(Choice(f"{boomerang_verb or verb} {style.card(kind)}", first))
+        else:
+            out.append(Choice(f"{verb} {style.card(kind)}", first))
+    return out + later
+
+
+def symbol_name(rank: int) -> str:
+    """Readable name of a symbol: ``7``, ``skip``, ``discard all``."""
+    return RANK_NAMES[rank] if rank < len(RANK_NAMES) else SYMBOLS[rank][0].replace("-", " ")
 
 
 def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> Menu:
@@ -82,23 +91,30 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
 
     Args:
         state: one game, not over.
-        legal: (77,) bool legal actions of the seat to act.
+        legal: (A,) bool legal actions of the seat to act (A: ``rules.layout.num_actions``).
         voice: names of the players.
         style: colors.
     """
     s, rules = state, state.rules
+    layout = rules.layout
+    if np.shape(legal) != (layout.num_actions,):
+        raise ValueError(
+            f"legal must be a ({layout.num_actions},) mask for the deck {rules.deck!r}, "
+            f"got shape {np.shape(legal)}"
+        )
     phase = int(s.phase[0])
     seat = int(s.actor[0])
     choices: list[Choice] = []
     if phase == PLAY:
         question = "Your turn: play a card or draw."
-        choices = _card_choices(legal, style, "play")
+        choices = _card_choices(legal, style, "play", layout)
         if legal[DRAW]:  # not when a card must be played (voluntary_draw off)
-            choices.append(Choice("draw a card", DRAW))
+            what = "press the dispenser" if rules.dispenser_on else "draw a card"
+            choices.append(Choice(what, DRAW))
     elif phase == DRAWN:
         drawn = int(s.drawn[0])
         question = f"You drew {style.card(drawn)}. Play the drawn card?"
-        choices = _card_choices(legal, style, "play it:")
+        choices = _card_choices(legal, style, "play it:", layout)
         if legal[PASS]:
             choices.append(Choice("keep it (your turn ends)", PASS))
     elif phase == RESPOND:
@@ -106,19 +122,38 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
         if legal[CHALLENGE]:
             bluffer = int(s.draw4_player[0])
             before = style.color_name(int(s.prev_color[0]))
+            name = layout.card_name(int(s.top[0]))
             question = (
-                f"Challenge the +4? {capitalized(voice.who(bluffer))} played it; the color "
+                f"Challenge the {name}? {capitalized(voice.who(bluffer))} played it; the color "
                 f"before it was {before}. A bluff caught: they draw {pending}. "
                 f"Not a bluff: you draw {pending + 2}."
             )
-            choices.append(Choice("challenge the +4", CHALLENGE))
-        else:
+            choices.append(Choice(f"challenge the {name}", CHALLENGE))
+        elif pending:
             question = f"{pending} cards to draw are coming your way: answer or accept?"
+        else:
+            question = "A Skip is coming your way: send it back with a boomerang or accept?"
         cancel = "cancel the draw with" if rules.wild_cancels_draw else None
-        choices += _card_choices(legal, style, "stack", cancel)
-        choices.append(Choice(f"accept: draw {pending} cards and lose your turn", ACCEPT))
+        back = "send it back with"
+        choices += _card_choices(legal, style, "stack", layout, cancel, back)
+        targeted = int(rules.effect_rank[s.top[0]]) in (TARGETED_TWO, TARGETED_FOUR)
+        cause = int(s.cause[0])
+        after_cause = (cause + int(s.direction[0])) % rules.players
+        if pending and targeted and after_cause != seat:  # not next: the turn is not lost
+            choices.append(Choice(f"accept: draw {pending} cards", ACCEPT))
+        elif pending:
+            choices.append(Choice(f"accept: draw {pending} cards and lose your turn", ACCEPT))
+        else:
+            choices.append(Choice("accept: lose your turn", ACCEPT))
     elif phase == TARGET_PHASE:
-        question = "Swap hands with whom? (seven-zero)"
+        rank = int(rules.effect_rank[s.top[0]])
+        if rank in (TARGETED_TWO, TARGETED_FOUR):
+            count = 2 if rank == TARGETED_TWO else 4
+            question = f"Whom do you target with {style.card(int(s.top[0]))}? They draw {count}."
+        elif rank == SWAP_HANDS:
+            question = "Swap hands with whom? (wild swap hands)"
+        else:
+            question = "Swap hands with whom? (seven-zero)"
         for action in np.flatnonzero(legal[TARGET : TARGET + 9]) + TARGET:
             other = (seat + int(action) - TARGET + 1) % rules.players
             size = int(s.hand_size[0, other])
@@ -126,9 +161,9 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
                 Choice(f"{voice.who(other)}: {size} card{'s' * (size != 1)}", int(action))
             )
     elif phase == MULTI:
-        rank = RANK_NAMES[int(s.multi_rank[0])]
+        rank = symbol_name(int(s.multi_rank[0]))
         question = f"Play another {rank} in the same turn?"
-        choices = _card_choices(legal, style, "add")
+        choices = _card_choices(legal, style, "add", layout)
         choices.append(Choice("stop here", PASS))
     elif phase == COLOR:
         question = f"The first card is {style.card(int(s.top[0]))}: choose its color."
@@ -137,7 +172,8 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
     elif phase == JUMP:
         card = int(s.jump_card[0])
         question = f"Jump in with {style.card(card)}? You hold the identical card."
-        choices = [Choice(f"jump in: play {style.card(card)}", card), Choice("let it pass", PASS)]
+        jump = int(layout.first_action[card])
+        choices = [Choice(f"jump in: play {style.card(card)}", jump), Choice("let it pass", PASS)]
     else:
         raise ValueError(f"nobody decides in phase {phase} (the game is over)")
     _check_covers(choices, legal)
@@ -146,14 +182,14 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
 
 def _color_label(state: State, seat: int, color: int, style: Style) -> str:
     hand = state.hands[0, seat]
-    held = int(hand[:52][KIND_COLOR[:52] == color].sum())
+    held = int(hand[state.rules.layout.kind_color == color].sum())
     return f"{style.color_name(color)} ({held} in your hand)"
 
 
 def color_menu(state: State, card_action: int, style: Style) -> Menu:
-    """Choose the color a Wild or +4 names (``card_action``: the action naming red)."""
+    """Choose the color a card naming one names (``card_action``: the action naming red)."""
     seat = int(state.actor[0])
-    kind = int(ACTION_CARD[card_action])
+    kind = int(state.rules.layout.action_card[card_action])
     choices = tuple(
         Choice(_color_label(state, seat, color, style), card_action + color) for color in range(4)
     )

@@ -4,8 +4,10 @@
 and lists :class:`Event` lines: who played what (and the color a wild named), who drew how
 many cards (and which, for the drawer), skips, reverses, hands swapped or passed on, UNO
 calls and penalties, challenges with their verdict and the hand they revealed, reshuffles,
-the end of a round with its points and the next deal of a match. :func:`narrate_deal`
-describes a deal (dealer, first card and its effect).
+the end of a round with its points and the next deal of a match; and the cards of RULES.md
+section 11 (:mod:`.narrate_cards`: Discard All, hits and the dispenser, Downpours, shuffled and
+swapped hands, targeted draws, Boomerangs), on every deck (``rules.layout``).
+:func:`narrate_deal` describes a deal (dealer, first card and its effect).
 
 Each event says who may see it (:attr:`Event.audience`): the cards a player draws, a hand a
 challenge reveals to the challenger, and decisions that would give away hidden cards (keeping
@@ -22,24 +24,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from uno_rl.core import engine
-from uno_rl.core.actions import (
-    ACCEPT,
-    ACTION_CARD,
-    ACTION_COLOR,
-    ACTION_TARGET,
-    CHALLENGE,
-    CHOOSE_COLOR,
-    DRAW,
-    PASS,
-    TARGET,
-)
-from uno_rl.core.cards import (
-    DRAW_TWO_RANK,
-    KIND_RANK,
-    REVERSE_RANK,
-    SKIP_RANK,
-    WILD,
-    WILD_DRAW_FOUR,
+from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
+from uno_rl.core.cards import DRAW_TWO_RANK, REVERSE_RANK, SKIP_RANK, WILD, WILD_DRAW_FOUR
+from uno_rl.core.layout import (
+    BOOMERANG,
+    DISCARD_ALL,
+    SHUFFLE_HANDS,
 )
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
@@ -48,6 +38,7 @@ from uno_rl.core.state import State
 from uno_rl.replays.format import Outcome
 from uno_rl.replays.simulate import Decision
 
+from .narrate_cards import TARGETED, NewCards, first_new_card
 from .safe import printable
 from .style import Style
 
@@ -113,6 +104,10 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+#: The last classic symbol (+4): higher symbols are section 11's cards.
+_LAST_CLASSIC = 14
+
+
 def narrate_deal(state: State, voice: Voice, style: Style) -> list[Event]:
     """The deal of the round now in ``state``: dealer, first card, its effect, who starts."""
     s, rules = state, state.rules
@@ -122,13 +117,15 @@ def narrate_deal(state: State, voice: Voice, style: Style) -> list[Event]:
     events = [
         Event(f"{head}{voice.say(dealer, 'deals', 'deal')}; the first card is {style.card(top)}.")
     ]
-    rank = int(KIND_RANK[top])
+    rank = int(rules.layout.kind_rank[top])
     if s.phase[0] == COLOR:
         chooser = int(s.actor[0])
         events.append(Event(voice.say(chooser, "names", "name", "its color.")))
-    elif top == WILD:
+    elif rules.layout.names_color[top]:
         events.append(Event(f"Its color is {style.color_name(int(s.color[0]))}."))
-    elif rules.first_card_effects:
+    if rules.first_card_effects and rank > _LAST_CLASSIC:  # a section-11 card
+        events += [Event(text) for text in first_new_card(state, voice, rank, first, dealer)]
+    elif rules.first_card_effects and s.phase[0] != COLOR and top != WILD:
         if rank == DRAW_TWO_RANK:
             skipped = f" and {voice.be(first)} skipped" if int(s.actor[0]) != first else ""
             events.append(Event(voice.say(first, "draws", "draw", f"2 cards{skipped}.")))
@@ -160,13 +157,14 @@ def narrate(decision: Decision, voice: Voice, style: Style) -> list[Event]:
     return _Narration(decision, voice, style).events
 
 
-class _Narration:
+class _Narration(NewCards):
     """Builds the events of one decision; one instance per decision."""
 
     def __init__(self, decision: Decision, voice: Voice, style: Style):
         self.d, self.voice, self.style = decision, voice, style
         self.b, self.s = decision.before, decision.after
         self.rules = self.b.rules
+        self.card_of = self.rules.layout.action_card
         self.k, self.a = decision.seat, decision.action
         self.phase = int(self.b.phase[0])
         result = decision.result
@@ -179,6 +177,7 @@ class _Narration:
         self._action()
         if not self.redealt:
             self._draws()
+            self.dispenser_line()
             if self.s.reshuffles[0] > self.b.reshuffles[0]:
                 self.add("The discard pile is shuffled into a new draw pile.")
         if self.round_over:
@@ -187,21 +186,36 @@ class _Narration:
     def add(self, text: str, audience: Sequence[int] | None = None) -> None:
         self.events.append(Event(text, None if audience is None else frozenset(audience)))
 
+    def next_seat(self, seat: int) -> int:
+        return _next_seat(self.b, seat)
+
+    def is_play(self) -> bool:
+        return bool(self.card_of[self.a] >= 0)
+
+    def target_rank(self) -> int:
+        """The effect symbol of the top card a target action answers for."""
+        return int(self.rules.effect_rank[self.b.top[0]])
+
     # ------------------------------------------------------------------ the action
     def _action(self) -> None:
         a, k, v, st = self.a, self.k, self.voice, self.style
-        if a < DRAW:
-            self._play(int(ACTION_CARD[a]), int(ACTION_COLOR[a]))
+        if self.is_play():
+            layout = self.rules.layout
+            self._play(int(self.card_of[a]), int(layout.action_color[a]))
         elif a == DRAW:
             auto = self.auto_played()
             if auto >= 0:  # drawn_card='auto-play': the drawn card went straight on the pile
                 rest = f"a card and {'play' if k == v.you else 'plays'} it at once: {st.card(auto)}"
-                if auto >= WILD:
+                if self.rules.layout.names_color[auto]:
                     rest += f", naming {st.color_name(int(self.s.color[0]))}"
                 self.add(v.say(k, "draws", "draw", rest + "."))
                 self._effects(auto)
+            elif self.draw_count(k) == 0 and self.presses():
+                self.add(v.say(k, "presses", "press", "the dispenser: nothing comes out."))
             elif self.draw_count(k) == 0:
                 self.add(v.say(k, "cannot", "cannot", "draw: both piles are empty."))
+            elif self.presses():
+                self.draw_reason[k] = "from the dispenser"
             else:
                 self.draw_reason[k] = ""
         elif a == PASS:
@@ -216,14 +230,23 @@ class _Narration:
             self._challenge()
         elif a == ACCEPT:
             pending = int(self.b.pending[0])
-            self.add(v.say(k, "accepts", "accept", f"the {_plural(pending, 'card')} pending."))
-            self.draw_reason[k] = self._loses_turn(k)
+            if pending:
+                self.add(v.say(k, "accepts", "accept", f"the {_plural(pending, 'card')} pending."))
+                aimed = self.target_rank() in TARGETED and self.next_seat(int(self.b.cause[0])) != k
+                self.draw_reason[k] = "" if aimed else self._loses_turn(k)  # not next: no turn lost
+            else:
+                lose = "lose" if k == v.you else "loses"
+                self.add(v.say(k, "accepts", "accept", f"the Skip and {lose} the turn."))
         elif a >= CHOOSE_COLOR:
             color = st.color_name(a - CHOOSE_COLOR)
             self.add(v.say(k, "names", "name", f"{color} as the first card's color."))
         elif a >= TARGET:
-            other = (k + int(ACTION_TARGET[a])) % self.rules.players
-            self.add(v.say(k, "swaps", "swap", f"hands with {v.who(other)}."))
+            other = (k + int(self.rules.layout.action_target[a])) % self.rules.players
+            if self.target_rank() in TARGETED:
+                self.target_lines(other)
+            else:
+                self.add(v.say(k, "swaps", "swap", f"hands with {v.who(other)}."))
+                self.swap_lines(other)
 
     def _play(self, kind: int, named: int) -> None:
         k, v, st = self.k, self.voice, self.style
@@ -234,18 +257,26 @@ class _Narration:
             MULTI: ("adds", "add", card),
             JUMP: ("jumps in with", "jump in with", card),
         }.get(self.phase)
+        layout = self.rules.layout
         if self.phase == RESPOND:
             cancel = kind == WILD and self.rules.wild_cancels_draw
             verb = ("cancels the draw with", "cancel the draw with", card) if cancel else (
                 "stacks", "stack", card)  # fmt: skip
+            if self.rules.effect_rank[kind] == BOOMERANG:
+                verb = ("sends it back with", "send it back with", card)
         third, second, rest = verb
-        if kind >= WILD:
+        if layout.names_color[kind]:
             rest += f", naming {st.color_name(named)}"
+        bound = int(self.rules.effect_rank[kind])
+        if bound != int(layout.kind_rank[kind]) and self.rules.customizable_as != "wild":
+            rest += f" (acting as {self.rules.customizable_as})"
         last = int(self.b.hand_size[0, k]) == 1
         self.add(v.say(k, third, second, rest + (": the last card!" if last else ".")))
-        if kind == WILD_DRAW_FOUR and self.rules.challenge_enabled and not self.redealt:
+        if layout.draw_four_like[kind] and self.rules.challenge_enabled and not self.redealt:
             if self.s.draw4_bluff[0]:
-                self.add(f"(A bluff: the +4 was not legal with {v.whose(k)} hand.)", [k])
+                self.add(f"(A bluff: the {card} was not legal with {v.whose(k)} hand.)", [k])
+        if bound == DISCARD_ALL and not last:
+            self.discard_all_line(kind)
         if last:
             self._last_card(kind)
             return
@@ -268,6 +299,8 @@ class _Narration:
         if not self.round_over and s.phase[0] == RESPOND:
             victim = int(s.actor[0])
             self.add(v.say(victim, "may", "may", "still challenge the +4 before the round ends."))
+        elif not self.round_over and s.phase[0] == TARGET_PHASE:
+            self.add(v.say(self.k, "still names", "still name", "who draws."))
         elif not self.redealt:
             victim = _next_seat(self.b, self.k)
             if self.draw_count(victim):
@@ -276,12 +309,16 @@ class _Narration:
     def _effects(self, kind: int) -> None:
         """Effects of the card that ends the play (after any multi-play)."""
         b, s, k, v, rules = self.b, self.s, self.k, self.voice, self.rules
-        rank = int(KIND_RANK[kind])
+        rank = int(rules.effect_rank[kind])
         p = rules.players
+        if rank > _LAST_CLASSIC and rank not in (SKIP_RANK, REVERSE_RANK, DRAW_TWO_RANK):
+            self.new_effects(rank)
         if rules.seven_zero and rank == 0:
             way = "clockwise" if b.direction[0] > 0 else "counter-clockwise"
             self.add(f"Every hand passes one seat {way}.")
-        if rank == SKIP_RANK:
+        if rank == SKIP_RANK and s.phase[0] == RESPOND and int(s.pending[0]) == 0:
+            self.facing(int(s.actor[0]), 0, rank)
+        elif rank == SKIP_RANK:
             self.add(v.say(_next_seat(b, k), "is", "are", "skipped."))
         elif rank == REVERSE_RANK:
             handed_to = int(s.resume_actor[0] if s.phase[0] == JUMP else s.actor[0])
@@ -301,6 +338,8 @@ class _Narration:
                     options.append("stack")
                 if rules.wild_cancels_draw:
                     options.append("cancel with a wild")
+                if rules.boomerangs:
+                    options.append("send it back with a boomerang")
                 how = ", ".join(options + ["accept"])
                 self.add(
                     v.say(victim, "faces", "face", f"{_plural(pending, 'card')} to draw ({how}).")
@@ -312,7 +351,14 @@ class _Narration:
     def _challenge(self) -> None:
         b, k, v, st = self.b, self.k, self.voice, self.style
         bluffer = int(b.draw4_player[0])
-        self.add(v.say(k, "challenges", "challenge", f"{v.whose(bluffer)} +4."))
+        self.add(
+            v.say(
+                k,
+                "challenges",
+                "challenge",
+                f"{v.whose(bluffer)} {self.rules.layout.card_name(int(b.top[0]))}.",
+            )
+        )
         self.add(f"{capitalized(v.whose(bluffer))} hand: {st.cards(b.hands[0, bluffer])}", [k])
         if b.draw4_bluff[0]:
             self.add(v.say(bluffer, "was", "were", "bluffing!"))
@@ -325,7 +371,11 @@ class _Narration:
                 )
             else:
                 self.add(f"The named color {st.color_name(int(b.color[0]))} stands.")
-            self.add(v.say(k, "plays", "play", "on."))
+            after = int(self.s.actor[0])
+            if after == k or self.round_over:
+                self.add(v.say(k, "plays", "play", "on."))
+            else:
+                self.add(v.say(after, "plays", "play", "next."))
         else:
             self.add(v.say(bluffer, "was", "were", "not bluffing."))
             self.draw_reason[k] = self._loses_turn(k)
@@ -336,15 +386,21 @@ class _Narration:
     # ------------------------------------------------------------------ draws
     @functools.cached_property
     def gained(self) -> np.ndarray:
-        """(P, 54) int64: cards each seat drew in this step (hands moved by a 0 put back);
-        zeros when the step ended a round of a match and dealt the next one."""
+        """(P, K) int64: cards each seat drew in this step (hands moved by a 0 put back, the
+        cards a Discard All shed taken out); zeros when the step ended a round of a match and
+        dealt the next one, swapped or shuffled hands."""
         b, s, a, k = self.b, self.s, self.a, self.k
         before = b.hands[0].astype(np.int64).copy()
         after = s.hands[0].astype(np.int64)
-        if self.redealt or TARGET <= a < CHOOSE_COLOR:  # a new deal; a swap draws nothing
+        swap = TARGET <= a < CHOOSE_COLOR and self.target_rank() not in TARGETED
+        shuffle = self._finished_rank() == SHUFFLE_HANDS and bool(s.shuffled[0])
+        if self.redealt or swap or shuffle:  # a new deal; a swap or shuffle draws nothing
             return np.zeros_like(before)
-        if a < DRAW:
-            before[k, ACTION_CARD[a]] -= 1
+        if self.is_play():
+            kind = int(self.card_of[a])
+            before[k, kind] -= 1
+            if self.rules.effect_rank[kind] == DISCARD_ALL:
+                before[k] -= self._shed(kind)
         if a == CHALLENGE and b.draw4_bluff[0] and self.rules.caught_bluffer == "takes-back":
             before[int(b.draw4_player[0]), WILD_DRAW_FOUR] += 1
         rotated = self.rules.seven_zero and self._finished_rank() == 0
@@ -372,16 +428,17 @@ class _Narration:
     def _finished_rank(self) -> int:
         """Rank of the card whose effects applied in this step (-1 if none did)."""
         a, s, k = self.a, self.s, self.k
+        ranks = self.rules.effect_rank
         if a == PASS and self.phase == MULTI:
-            return int(KIND_RANK[self.b.top[0]])
+            return int(ranks[self.b.top[0]])
         if a == DRAW:
             auto = self.auto_played()
-            return -1 if auto < 0 else int(KIND_RANK[auto])
-        if a >= DRAW or int(self.b.hand_size[0, k]) == 1:
+            return -1 if auto < 0 else int(ranks[auto])
+        if not self.is_play() or int(self.b.hand_size[0, k]) == 1:
             return -1
         if s.phase[0] in (MULTI, TARGET_PHASE) and int(s.actor[0]) == k:
             return -1
-        return int(KIND_RANK[ACTION_CARD[a]])
+        return int(ranks[self.card_of[a]])
 
     def draw_count(self, seat: int) -> int:
         """Cards ``seat`` drew in this step."""

@@ -1,8 +1,11 @@
 """Colored text for the terminal programs: cards, color names, emphasis; or plain text.
 
-Cards are drawn by :func:`uno_rl.envs.render.color_card` (the same look as the envs'
-``render()``); this module adds color names, bold text and the decision of whether to color
-at all (:func:`use_color`: on for a terminal unless ``NO_COLOR`` is set or ``--no-color``).
+Cards are drawn as :func:`uno_rl.envs.render.color_card` draws them (the same look as the
+envs' ``render()``), by the names of the deck's layout (:attr:`Rules.layout
+<uno_rl.core.rules.Rules.layout>`): ``[red 7]``, ``[blue discard all]``, ``[wild swap hands]``,
+colorless cards in magenta; this module adds color names, bold text and the decision of
+whether to color at all (:func:`use_color`: on for a terminal unless ``NO_COLOR`` is set or
+``--no-color``).
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ from typing import TextIO
 
 import numpy as np
 
-from uno_rl.core.cards import COLOR_NAMES, NUM_KINDS
+from uno_rl.core.cards import COLOR_NAMES
+from uno_rl.core.cards import NUM_KINDS as CLASSIC_KINDS
+from uno_rl.core.layout import EXTENDED, Layout
 from uno_rl.envs.render import color_card
 
 __all__ = ["Style", "use_color"]
 
-#: ANSI foreground codes of red, yellow, green, blue (as in uno_rl.envs.render).
+#: ANSI foreground codes of red, yellow, green, blue (as in uno_rl.envs.render), and of the
+#: colorless cards.
 _COLOR_CODES = ("31", "33", "32", "34")
+_WILD_CODE = "1;35"
 
 
 def use_color(stream: TextIO, disabled: bool = False) -> bool:
@@ -35,22 +42,36 @@ class Style:
 
     Args:
         color: emit ANSI escape codes.
+        layout: the card kinds named (default the extended layout, whose first 54 kinds are
+            the classic ones: it draws the cards of every deck).
     """
 
-    def __init__(self, color: bool = True):
+    def __init__(self, color: bool = True, layout: Layout = EXTENDED):
         self.color = color
+        self.layout = layout
 
     def _paint(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
 
     def card(self, kind: int, count: int = 1) -> str:
-        """``[red 7]``, or ``[red 7] x2`` for two copies."""
-        return color_card(int(kind), self.color, count)
+        """``[red 7]``, or ``[red 7] x2`` for two copies (``[wild hit-fire]``: a new card).
+
+        Raises:
+            ValueError: ``kind`` is not a kind of the layout.
+        """
+        k = int(kind)
+        if k < CLASSIC_KINDS and k >= 0:
+            return color_card(k, self.color, count)
+        text = f"[{self.layout.card_name(k)}]"  # raises for a kind out of range
+        c = int(self.layout.kind_color[k])
+        text = self._paint(text, _COLOR_CODES[c] if c >= 0 else _WILD_CODE)
+        return text if count == 1 else f"{text} x{count}"
 
     def cards(self, counts: np.ndarray) -> str:
-        """A hand given as (54,) counts per kind, in kind order; ``(none)`` if empty."""
+        """A hand given as (K,) counts per kind (K: the layout's kinds), in kind order;
+        ``(none)`` if empty."""
         counts = np.asarray(counts)
-        shown = [self.card(k, int(counts[k])) for k in range(NUM_KINDS) if counts[k] > 0]
+        shown = [self.card(int(k), int(counts[k])) for k in np.flatnonzero(counts > 0)]
         return " ".join(shown) if shown else "(none)"
 
     def card_list(self, kinds: Iterable[int]) -> str:

@@ -1,7 +1,8 @@
 """The table as one player sees it (or with every hand open), as text.
 
 :func:`table_text` shows the top card and the current color, the direction of play, the draw
-pile, cards pending for the victim of a +2/+4, every player's hand size (UNO marked, match
+pile, cards pending for the victim of a +2/+4, the dispenser's presses since it last fired
+(when it is on), every player's hand size (UNO marked, match
 scores in a match) with the player to act marked, and the viewer's own hand. With
 ``viewer=None`` every hand is shown: the spectator's view of a replay. Nothing else hidden is
 ever printed.
@@ -38,6 +39,9 @@ def table_text(state: State, voice: Voice, style: Style, viewer: int | None) -> 
     )
     if s.pending[0]:
         line += f"  pending draw {int(s.pending[0])}"
+    if rules.dispenser_on:
+        presses = int(s.presses[0])
+        line += f"  dispenser: {presses} press{'es' * (presses != 1)} since it fired"
     lines = [line]
     labels = [voice.who(seat) for seat in range(p)]
     width = max(len(label) for label in labels)

@@ -88,6 +88,21 @@ def test_train_row_json(capsys):
     assert KEYS <= row.keys() and row["decisions_per_s"] > 0 and "updates" in row["note"]
 
 
+def test_pimc_row_json(capsys):
+    rows = run_json(capsys, "--rows", "pimc", "--pimc-spec", "pimc:determinizations=2,rollouts=1")
+    assert [(r["name"], r["players"], r["batch"]) for r in rows] == [("pimc", 2, 256)]
+    row = rows[0]
+    assert KEYS <= row.keys() and row["decisions_per_s"] > 0
+    assert "pimc:determinizations=2,rollouts=1 playing every seat" in row["note"]
+
+
+def test_pimc_row_refuses_a_bad_spec(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main([*TINY, "--rows", "pimc", "--pimc-spec", "pimc:determinizations=0"])
+    assert exit_info.value.code == 2
+    assert "parameter 'determinizations' must be in" in capsys.readouterr().err
+
+
 def test_maskable_ppo_rows_json(capsys, monkeypatch):
     """MaskablePPO over the SB3 adapter and over one env, in the same run, with the ratio."""
     pytest.importorskip("sb3_contrib")

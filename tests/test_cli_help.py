@@ -212,7 +212,18 @@ def test_bench_defaults_shown_are_used(monkeypatch):
 
     seen = {}
 
-    def fake(rows, players, batch, seconds, repeats, seed, evaluate_rounds, train_decisions, decks):
+    def fake(
+        rows,
+        players,
+        batch,
+        seconds,
+        repeats,
+        seed,
+        evaluate_rounds,
+        train_decisions,
+        decks,
+        **_keywords,
+    ):
         seen.update(seconds=seconds, repeats=repeats, evaluate_rounds=evaluate_rounds,
                     train_decisions=train_decisions)  # fmt: skip
         raise _Captured

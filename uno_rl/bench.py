@@ -38,6 +38,9 @@ maskable-ppo  sb3-contrib's MaskablePPO learning end to end (rollouts and update
               adapter, whose model has made more updates by then)
 rlcard-step   RLCard 1.2.0's UNO (the ``rlcard`` extra): one ``env.step`` per decision with a
               uniformly random legal action, ``env.reset`` when the round is over; N = 1
+pimc          the ``pimc`` search agent (``--pimc-spec``, default its defaults; ``--quick``
+              a small search) playing every seat of 256 aged 2-player games, one batched
+              call per step (:mod:`uno_rl.bench_search`); decisions/s of the agent
 ============  =================================================================================
 
 Columns: ``decisions_per_s`` (game-steps per second: every game of the batch takes one decision
@@ -83,16 +86,18 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from uno_rl.agents import AgentError
+from uno_rl.agents import AgentError, make_agent
 from uno_rl.cli import MAX_COUNT, CliParser, count_type, fail, float_type, seed_type
 from uno_rl.core import State, engine, load_rules, observe, sample_legal_actions
 from uno_rl.core.rng import new_seeds
 
 from .bench_peers import maskable_ppo_rows, rlcard_record, rlcard_row, rlcard_stepper
+from .bench_search import QUICK_PIMC, pimc_row, play_step
 from .bench_timing import StepFn, log, measure, measure_pair
 
 ROW_KINDS = (
     "core", "core-obs", "aec", "vector", "evaluate", "train", "maskable-ppo", "rlcard-step",
+    "pimc",
 )  # fmt: skip
 #: Most games in one core row's batch: about 1 KB of state each, so a million is a gigabyte.
 MAX_BATCH = 1_000_000
@@ -125,12 +130,7 @@ def core_stepper(state: State, rng: np.random.Generator, with_obs: bool = False)
     def step() -> tuple[int, int]:
         if with_obs:
             observe.observe(state, state.actor)
-        actions = sample_legal_actions(engine.legal_mask(state), rng)
-        done = engine.step(state, actions).round_over
-        finished = int(np.count_nonzero(done))
-        if finished:
-            engine.reset_games(state, done, new_seeds(rng, finished))
-        return state.num_games, finished
+        return play_step(state, sample_legal_actions(engine.legal_mask(state), rng), rng)
 
     return step
 
@@ -352,6 +352,7 @@ def run_bench(
     evaluate_rounds: int = 1_000_000,
     train_decisions: int = 2_000_000,
     decks: Sequence[str] = ("classic",),
+    pimc_spec: str = "pimc",
 ) -> pd.DataFrame:
     """Every requested row; returns the tidy table (one row per measurement). The ``core``
     and ``core-obs`` rows run once per deck of ``decks``, the others on the classic deck."""
@@ -390,6 +391,8 @@ def run_bench(
         add(evaluate_row(evaluate_rounds, seed=seed))
     if "train" in rows:
         add(train_row(train_decisions, seed=seed))
+    if "pimc" in rows:
+        add(pimc_row(pimc_spec, seconds, repeats, seed, aged_state))
     if "maskable-ppo" in rows and importlib.util.find_spec("sb3_contrib") is None:
         log("maskable-ppo rows skipped: sb3-contrib is not installed (pip install -e '.[sb3]')")
     elif "maskable-ppo" in rows:
@@ -487,6 +490,11 @@ def build_parser() -> CliParser:
         "extension modern-112 swap-112, or a deck file)",
     )
     parser.add_argument("--quick", action="store_true", help="short repeats: under a minute")
+    parser.add_argument(
+        "--pimc-spec",
+        default=None,
+        help=f"agent of the pimc row (default pimc; quick {QUICK_PIMC})",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
     parser.add_argument(
         "--evaluate-rounds",
@@ -512,14 +520,17 @@ def check_setup(
     train_decisions: int,
     seed: int,
     decks: Sequence[str] = ("classic",),
+    pimc_spec: str = "pimc",
 ) -> None:
     """Build what the rows need up front, so that a bad value fails before anything is timed:
-    the rules of every player count and deck, and the train row's config."""
+    the rules of every player count and deck, the train row's config, the pimc row's agent."""
     for p in players:
         for deck in decks:
             load_rules("official", players=p, deck=deck)
     if "train" in rows:
         train_config(train_decisions, seed, name="--train-decisions")
+    if "pimc" in rows:
+        make_agent(pimc_spec, load_rules("official", players=2))
 
 
 def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
@@ -529,8 +540,9 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     seconds = _or_default(args.seconds, 0.3 if args.quick else 2.0)
     evaluate_rounds = _or_default(args.evaluate_rounds, 50_000 if args.quick else 1_000_000)
     train_decisions = _or_default(args.train_decisions, 200_000 if args.quick else 2_000_000)
+    pimc_spec = _or_default(args.pimc_spec, QUICK_PIMC if args.quick else "pimc")
     try:
-        check_setup(args.rows, args.players, train_decisions, args.seed, args.decks)
+        check_setup(args.rows, args.players, train_decisions, args.seed, args.decks, pimc_spec)
     except (AgentError, ValueError) as error:  # RulesError and TrainConfigError included
         fail(str(error))
     log(
@@ -547,6 +559,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
         evaluate_rounds,
         train_decisions,
         args.decks,
+        pimc_spec=pimc_spec,
     )
 
     if args.json:

@@ -36,7 +36,6 @@ from uno_rl.core.actions import (
 )
 from uno_rl.core.convert import states_equal, to_reference, to_state
 from uno_rl.core.layout import EXTENDED
-from uno_rl.core.observe_layout import PIECES, SLICES
 from uno_rl.core.phases import (
     COLOR,
     DRAWN,
@@ -189,10 +188,11 @@ def check_observations(state: State, refs: list[ReferenceGame], games, all_seats
         for i in games:
             ref = refs[i].observe(int(seats[i]))
             if not np.array_equal(ref, obs[i]):
+                slices = state.rules.layout.slices  # the deck's layout, not the classic one
                 pieces = [
                     name
-                    for name, _ in PIECES
-                    if not np.array_equal(ref[SLICES[name]], obs[i][SLICES[name]])
+                    for name, where in slices.items()
+                    if not np.array_equal(ref[where], obs[i][where])
                 ]
                 raise AssertionError(
                     f"observation of seat {int(seats[i])} differs in {pieces}, {describe(state, refs, i)}"

@@ -268,3 +268,16 @@ def test_a_save_that_fails_at_the_end_is_reported(tmp_path, capsys, monkeypatch)
                               OFFICIAL_PREFER)  # fmt: skip
     err = capsys.readouterr().err
     assert code == 1 and "cannot save the replay" in err and "Permission denied" in err
+
+
+def test_a_search_agent_is_an_opponent_and_its_game_replays(tmp_path):
+    from uno_rl.replays import verify
+
+    code, out = play_in_process(
+        ["--opponents", "pimc:determinizations=4,rollouts=1", "--seed", "5", "--no-color",
+         "--save", str(tmp_path / "pimc.json")], OFFICIAL_PREFER,
+    )  # fmt: skip
+    assert code == 0 and "seat 1 (pimc:determinizations=4,rollouts=1)" in out
+    replay = load(tmp_path / "pimc.json")
+    assert replay.seats == ("human", "pimc:determinizations=4,rollouts=1")
+    verify(replay)  # the saved actions replay to the recorded outcome

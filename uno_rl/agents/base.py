@@ -17,6 +17,13 @@ is a game slot, made by :meth:`Agent.new_memory` (one per seat the agent plays),
 rounds by :meth:`Agent.reset_memory`, and passed to :meth:`Agent.act` with ``rows``, the slot of
 each of the k games. Without a memory such an agent plays as if it remembered nothing.
 
+Search agents (:attr:`Agent.needs_state`) also get the engine state and the game of each row
+(``act(..., state=, games=)``), and are shown every action as it is played, their own and the
+others' (``agent.watch(memory, rows, state, games, observer, actions)`` before each step: what
+a seat sees of the others' turns); they read only what their seat may see
+(:mod:`uno_rl.agents.search`). The evaluator, experiments, the terminal game and replays
+support them; the environments' opponents do not.
+
 An agent is also a :data:`uno_rl.envs.vector.BatchedOpponent`: ``agent(observations, masks,
 rng)`` calls :meth:`act`.
 """
@@ -120,6 +127,10 @@ class Agent:
     PARAMS: ClassVar[dict[str, Param]] = {}
     #: False for agents that ignore observations (callers may pass ``None``).
     needs_observation: ClassVar[bool] = True
+    #: True for search agents: callers pass ``state=`` (the engine state) and ``games=`` (the
+    #: (k,) game of each row in it) to :meth:`act`; such an agent reads only what the acting
+    #: seat may see (:mod:`uno_rl.agents.determinize`).
+    needs_state: ClassVar[bool] = False
 
     def __init__(self, rules: Rules, **params: Any):
         if not isinstance(rules, Rules):

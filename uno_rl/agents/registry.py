@@ -53,8 +53,13 @@ STRATEGIES: dict[str, type[Agent]] = {
     )
 }
 
-#: Strategies whose module needs torch, by name: ``module:class``.
-_LAZY_STRATEGIES = {"ppo": "uno_rl.ppo.agent:PPOAgent"}
+#: Strategies imported on first use, by name: ``module:class`` (the PPO policy needs torch;
+#: the search agents build their rollout agent through this registry).
+_LAZY_STRATEGIES = {
+    "ppo": "uno_rl.ppo.agent:PPOAgent",
+    "pimc": "uno_rl.agents.pimc:PIMCAgent",
+    "ismcts": "uno_rl.agents.ismcts:ISMCTSAgent",
+}
 
 #: The folder of the shipped agent specs and checkpoints (``uno_rl/data/agents``, from
 #: ``agents/``); user folders in ``$UNO_RL_AGENTS`` are searched first.
@@ -128,7 +133,7 @@ def _resolve(
         return cls, {**base_params, **params}, data.get("description", "")
     if name in STRATEGIES:
         return STRATEGIES[name], {}, STRATEGIES[name].summary
-    if name in _LAZY_STRATEGIES:  # strategies that need torch: imported on first use
+    if name in _LAZY_STRATEGIES:  # imported on first use
         module, _, attribute = _LAZY_STRATEGIES[name].partition(":")
         cls = getattr(importlib.import_module(module), attribute)
         return cls, {}, cls.summary

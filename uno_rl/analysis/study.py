@@ -128,7 +128,10 @@ def study_table(folder: str | Path) -> pd.DataFrame:
             label = Matchup(tuple(lineup)).label
             f, o = by_key[(label, focal)], by_key[(label, opponent)]
             bluff = float(make_agent(focal, rules).params["bluff"])
-            policy = challenge_label(make_agent(opponent, rules).params)
+            challenger = make_agent(opponent, rules)
+            # A search agent's challenges come from its search: it is named by its spec.
+            params = challenger.params
+            policy = challenge_label(params) if "challenge" in params else challenger.spec
             n, n_opp = int(f.rounds), int(o.rounds)
             d4, bluffs = f.draw4_plays * n, f.bluffs * n
             challenged, caught = f.draw4_challenged * n, f.bluffs_caught * n

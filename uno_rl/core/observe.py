@@ -75,8 +75,10 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     one_hot("drawn_card", s.drawn, (s.phase == DRAWN) & (s.actor == seats))
     on_d4 = s.top == WILD_DRAW_FOUR if layout.name == "classic" else layout.draw_four_like[s.top]
     if on_d4.any():
-        one_hot("previous_color", s.prev_color, on_d4)
-        one_hot("draw4_player", relative(s.draw4_player), on_d4)
+        # A +4 with no color under it (a first card, say) shows none, and no player when
+        # nobody played it.
+        one_hot("previous_color", s.prev_color, on_d4 & (s.prev_color >= 0))
+        one_hot("draw4_player", relative(s.draw4_player), on_d4 & (s.draw4_player >= 0))
     mine = s.reveal_viewer == seats
     if mine.any():
         out[mine, SLICES["revealed_hand"]] = s.revealed[mine]

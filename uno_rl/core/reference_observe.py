@@ -45,8 +45,10 @@ def observe_reference(game, seat: int) -> np.ndarray:
     if game.phase == DRAWN and game.actor == seat:
         put("drawn_card", 1.0, game.drawn)
     if layout.draw_four_like[game.top]:
-        put("previous_color", 1.0, game.prev_color)
-        put("draw4_player", 1.0, rel(game.draw4_player))
+        if game.prev_color >= 0:
+            put("previous_color", 1.0, game.prev_color)
+        if game.draw4_player >= 0:
+            put("draw4_player", 1.0, rel(game.draw4_player))
     if game.reveal_viewer == seat:
         put("revealed_hand", game.revealed)
         put("revealed_seat", 1.0, rel(game.reveal_target))

@@ -229,7 +229,7 @@ def play_jobs(
                 groups, mems = [np.flatnonzero(np.isin(acting_position, positions))], [None]
             for rows, memory in zip(groups, mems):
                 if rows.size:
-                    actions[rows] = _act(agent, observations, masks, rows, rng, memory, live)
+                    actions[rows] = _act(agent, observations, masks, rows, rng, memory, live, state)
         try:
             _check_legal(agents, acting_position, masks, actions, live, state)
         except IllegalActionError as error:
@@ -242,6 +242,10 @@ def play_jobs(
             raise
         if recorder is not None:
             recorder.record(live, actor, actions)
+        for i, (agent, memory) in enumerate(zip(agents, memories)):
+            if memory is not None and hasattr(agent, "watch"):  # public events, every seat
+                seat = np.argmax(position[live] == i, axis=1)
+                agent.watch(memory, live, state, live, seat, actions)
         if observer is not None:
             observer(state, live, masks, position[live])
         result = engine.step(state, actions, games=None if full else live, validate=False)
@@ -271,9 +275,12 @@ def play_jobs(
     return out
 
 
-def _act(agent, observations, masks, rows, rng, memory, live) -> np.ndarray:
+def _act(agent, observations, masks, rows, rng, memory, live, state) -> np.ndarray:
     obs = None if observations is None else observations[rows]
-    if memory is None:
+    if getattr(agent, "needs_state", False):  # a search agent: it reads the state itself
+        actions = agent.act(obs, masks[rows], rng, memory, live[rows], state=state,
+                            games=live[rows])  # fmt: skip
+    elif memory is None:
         actions = agent.act(obs, masks[rows], rng)
     else:
         actions = agent.act(obs, masks[rows], rng, memory, live[rows])

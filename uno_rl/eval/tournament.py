@@ -9,12 +9,15 @@ in every seating.
 
 Work is cut into chunks of :data:`CHUNK_DEALS` deals; chunk ``c``'s deal seeds and agent
 generator derive from ``(seed, rules, players, c)`` only, so a run's outcomes do not depend on
-how many worker processes play the chunks.
+how many worker processes play the chunks. Line-ups with a search agent play the same chunks
+in pieces of :data:`SEARCH_CHUNK_DEALS` deals (the same deals; each piece its own agent
+generator), so that their slow work spreads over every worker.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import math
@@ -27,13 +30,14 @@ from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, w
 import numpy as np
 
 from uno_rl import processes
-from uno_rl.agents import make_agent
+from uno_rl.agents import AgentError, make_agent
 from uno_rl.core.rules import Rules
 
 from .play import Outcomes, Recorder, play_jobs
 
 __all__ = [
     "CHUNK_DEALS",
+    "SEARCH_CHUNK_DEALS",
     "MODES",
     "Chunk",
     "Matchup",
@@ -49,6 +53,10 @@ __all__ = [
 
 #: Deals per unit of work.
 CHUNK_DEALS = 2048
+#: Deals per unit of work of line-ups with a search agent: pieces of the same chunks (the same
+#: deals) that spread the slow work over every worker, each with enough games in lockstep
+#: for the search's batched play-outs to stay efficient.
+SEARCH_CHUNK_DEALS = 128
 #: How a list of agents becomes match-ups.
 MODES = ("table", "head-to-head", "round-robin")
 
@@ -131,14 +139,21 @@ class Chunk:
     first_deal: int
     deals: int
     slots: int = 4096
+    #: a piece of chunk ``chunk_index`` (line-ups with a search agent): its index (-1: the
+    #: whole chunk) and the offset of its first deal in the chunk
+    piece: int = -1
+    piece_offset: int = 0
 
     def deal_seeds(self) -> np.ndarray:
-        """(deals,) uint64: this chunk's deal seeds (the same for every match-up)."""
+        """(deals,) uint64: this chunk's deal seeds (the same for every match-up; a piece has
+        its slice of its chunk's)."""
         sequence = np.random.SeedSequence(
             [self.seed, rules_key(self.rules), self.rules.players, self.chunk_index]
         )
         gen = np.random.Generator(np.random.PCG64(sequence))
-        return gen.integers(0, np.iinfo(np.int64).max, self.deals, dtype=np.int64).astype(np.uint64)
+        top = np.iinfo(np.int64).max
+        seeds = gen.integers(0, top, self.piece_offset + self.deals, dtype=np.int64)
+        return seeds[self.piece_offset :].astype(np.uint64)
 
     def agent_generator(self) -> np.random.Generator:
         sequence = np.random.SeedSequence(
@@ -148,6 +163,7 @@ class Chunk:
                 self.rules.players,
                 self.chunk_index,
                 self.matchup_index + 1,
+                *([self.piece] if self.piece >= 0 else []),
             ]
         )
         return np.random.Generator(np.random.PCG64(sequence))
@@ -164,14 +180,42 @@ def iter_chunks(
     (:func:`chunk_count`)."""
     deals = math.ceil(rounds / rules.players)
     for m, matchup in enumerate(matchups):
+        piece = SEARCH_CHUNK_DEALS if searches(matchup.lineup, rules) else 0
         for c, first in enumerate(range(0, deals, CHUNK_DEALS)):
             count = min(CHUNK_DEALS, deals - first)
-            yield Chunk(rules, matchup.lineup, m, seed, c, first, count, slots)
+            if not piece:
+                yield Chunk(rules, matchup.lineup, m, seed, c, first, count, slots)
+                continue
+            for j, offset in enumerate(range(0, count, piece)):
+                yield Chunk(rules, matchup.lineup, m, seed, c, first + offset,
+                            min(piece, count - offset), slots, j, offset)  # fmt: skip
 
 
 def chunk_count(rules: Rules, matchups: Sequence[Matchup], rounds: int) -> int:
     """How many chunks :func:`iter_chunks` yields."""
-    return len(matchups) * math.ceil(math.ceil(rounds / rules.players) / CHUNK_DEALS)
+    deals = math.ceil(rounds / rules.players)
+    total = 0
+    for matchup in matchups:
+        if searches(matchup.lineup, rules):
+            whole, rest = divmod(deals, CHUNK_DEALS)
+            total += whole * math.ceil(CHUNK_DEALS / SEARCH_CHUNK_DEALS)
+            total += math.ceil(rest / SEARCH_CHUNK_DEALS)
+        else:
+            total += math.ceil(deals / CHUNK_DEALS)
+    return total
+
+
+@functools.lru_cache(maxsize=256)
+def searches(lineup: tuple[str, ...], rules: Rules) -> bool:
+    """Whether a line-up seats a search agent (:attr:`~uno_rl.agents.base.Agent.needs_state`);
+    a spec that does not make an agent counts as none (playing it reports the error)."""
+    for spec in dict.fromkeys(lineup):
+        try:
+            if make_agent(spec, rules).needs_state:
+                return True
+        except AgentError:
+            continue
+    return False
 
 
 def plan_chunks(

@@ -87,6 +87,8 @@ class PPOAgent(Agent):
             raise AgentError(f"agent 'ppo': {error}") from None
         #: (F,) int64: the observation columns the network reads
         self.columns = self.inputs.columns
+        #: the training config the checkpoint records (empty if none): what its value means
+        self.config = dict(load_checkpoint(path).get("config") or {})
 
     def _check_batch(self, observations, masks) -> int:
         """The batch size k of ``observations`` (k, O) and ``masks`` (k, A) bool of the
@@ -105,6 +107,47 @@ class PPOAgent(Agent):
                 f"layout of this policy) with one row per mask row, got shape {shape}"
             )
         return masks.shape[0]
+
+    def estimate_problem(self, objective: str) -> str:
+        """Why :meth:`estimate` cannot value ``objective`` (``points``, ``win``, ``match``) for
+        this policy, or "" when it can: its value head predicts the training reward, which
+        converts to net points only for a points reward without a win bonus, and to a round
+        win only for a win/loss reward, one round an episode."""
+        config = self.config
+        reward = (config.get("switches") or {}).get("reward", "win-loss")
+        if config.get("objective", "rules") != "rules":
+            return f"it was trained on the {config.get('objective')!r} objective"
+        if config.get("win_bonus"):
+            return "its training reward adds a win bonus to the points"
+        if objective == "points" and reward != "points":
+            return f"it was trained on the {reward!r} reward, not points"
+        if objective == "win" and reward == "points":
+            return "it was trained on points, not round wins"
+        if objective == "match":
+            return "its value is that of a round, not of the match"
+        return ""
+
+    @torch.no_grad()
+    def estimate(self, state, seat: np.ndarray, objective: str) -> np.ndarray:
+        """(n,) float64: the value head's estimate of each game of ``state`` to ``seat`` (n,),
+        in ``objective``'s units (net points of the round, or the round-win probability).
+
+        The value head was trained on the acting seat's observations; here it reads
+        ``seat``'s view, whoever acts (an approximation away from its own turns).
+        """
+        from uno_rl.core.observe import observe
+
+        why = self.estimate_problem(objective)
+        if why:
+            raise ValueError(f"agent {self.label!r} cannot estimate {objective!r}: {why}")
+        obs = observe(state, np.asarray(seat, np.int64))
+        features = torch.from_numpy(np.ascontiguousarray(obs[:, self.columns]))
+        _, value = self.network(features)
+        value = value.double().numpy()
+        if objective == "points":
+            return value / (self.config.get("reward_scale") or (1.0 / 50.0))
+        losers = self.rules.players - 1  # win-loss: +1 for the winner, -1/(P-1) for the others
+        return np.clip((value + 1.0 / losers) / (1.0 + 1.0 / losers), 0.0, 1.0)
 
     @torch.no_grad()
     def act(self, observations, masks, rng, memory=None, rows=None):

@@ -51,11 +51,23 @@ class AgentSeat:
         self.rng = rng
         self.memory = agent.new_memory(1)
 
+    def watch(self, state: State, seat: int, action: int) -> None:
+        """Show the agent the action about to be played in the one-game ``state`` from its
+        ``seat`` (agents that remember public events: the search agents)."""
+        if self.memory is not None and hasattr(self.agent, "watch"):
+            one = np.zeros(1, np.int64)
+            self.agent.watch(self.memory, one, state, one, np.array([seat]), np.array([action]))
+
     def decide(self, state: State, legal: np.ndarray) -> int:
         seat = int(state.actor[0])
         observations = observe(state, seat) if self.agent.needs_observation else None
         masks = legal[None, :]
-        if self.memory is None:
+        if getattr(self.agent, "needs_state", False):  # a search agent reads the state
+            chosen = self.agent.act(
+                observations, masks, self.rng, self.memory, np.zeros(1, np.int64),
+                state=state, games=np.zeros(1, np.int64),
+            )  # fmt: skip
+        elif self.memory is None:
             chosen = self.agent.act(observations, masks, self.rng)
         else:
             chosen = self.agent.act(
@@ -160,6 +172,9 @@ def play_game(
             )
         if recorder is not None:
             recorder.record(seat, action)
+        for watcher, player in enumerate(players):  # search agents remember public events
+            if isinstance(player, AgentSeat):
+                player.watch(state, watcher, action)
         before = state.copy() if on_decision is not None else state
         result = engine.step(state, np.array([action], dtype=np.int64))
         if on_decision is not None:

@@ -1,0 +1,249 @@
+"""What the search agents share: the state protocol, the rollout agent, the objective, what
+a seat knows of the others' hands, and batched play-outs of candidate actions.
+
+A search agent (:attr:`~uno_rl.agents.base.Agent.needs_state`) is handed the engine state and
+the game of each row; it reads it only through :func:`~uno_rl.agents.determinize.determinize`,
+which draws everything the acting seat cannot see afresh (honest search). With a memory (the
+evaluator gives every agent one), it also remembers the hand its own challenge revealed:
+those cards, less any card of the same kind that reached the discard pile since, stay in that
+player's hand in every world until a reshuffle, a hand shuffle or a swap. While a +4 of
+another seat awaits its answer, ``bluff_belief`` of the worlds hold a bluff (the +4 player holds
+a card that made it one) and the others none (:meth:`SearchAgent.answer_constraints`): drawn
+uniformly, most hands would hold such a card, and a search would challenge players who never
+bluff.
+
+A decision with one legal action is played without search. ``cutoff = K`` stops every
+play-out after K decisions and values the unfinished lanes with the rollout agent's value
+estimate (a PPO policy's value head, in the objective's units:
+:meth:`uno_rl.ppo.agent.PPOAgent.estimate`); it needs a rollout agent that has one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from uno_rl.core import engine
+from uno_rl.core.phases import RESPOND
+from uno_rl.core.state import State
+
+from .base import Agent, AgentError, Param, check_batch
+from .determinize import bluff_kinds, determinize, unseen_cards
+from .knowledge import constraints, new_knowledge, watch
+from .playout import OBJECTIVES, play_out, values_of
+
+__all__ = ["Knowledge", "SearchAgent", "reshuffle_piles"]
+
+
+class Knowledge(NamedTuple):
+    """What the acting seats know of the others (:func:`uno_rl.agents.knowledge.constraints`):
+    ``cards`` (k, P, K) known held, ``void`` (k, P, K) kinds not held among ``covered`` (k, P)
+    of their cards; all None without a memory."""
+
+    cards: np.ndarray | None = None
+    void: np.ndarray | None = None
+    covered: np.ndarray | None = None
+
+    def take(self, rows: np.ndarray) -> Knowledge:
+        return Knowledge(*(None if a is None else a[rows] for a in self))
+
+
+def reshuffle_piles(lanes: State, rng: np.random.Generator) -> None:
+    """Put each lane's draw pile in a new random order (in place)."""
+    n, width = lanes.pile.shape
+    keys = rng.random((n, width))
+    keys[np.arange(width)[None, :] >= lanes.pile_size[:, None]] = np.inf
+    order = np.argsort(keys, axis=1, kind="stable")
+    lanes.pile[:] = np.take_along_axis(lanes.pile, order, axis=1)
+    lanes.invalidate()
+
+
+class SearchAgent(Agent):
+    """Base of the search agents: the rollout agent, the objective, what the seat knows.
+
+    Subclasses implement :meth:`search` for the games that have a choice.
+    """
+
+    needs_state = True
+    PARAMS: dict[str, Param] = {
+        "rollout": Param(
+            "color-first", "agent of every seat in the play-outs (a name or spec file)"
+        ),
+        "objective": Param(
+            "points", "what a play-out is worth: points, win (the round), match", choices=OBJECTIVES
+        ),
+        "cutoff": Param(
+            0,
+            "stop play-outs after this many decisions, valued by the rollout "
+            "agent's value estimate (0: play to the end)",
+            low=0,
+            high=100000,
+        ),
+        "infer_draws": Param(
+            True,
+            "assume a player who draws in the play phase held nothing playable (certain "
+            "under voluntary_draw=false; the zoo's heuristics draw only when they must)",
+        ),
+        "bluff_belief": Param(
+            0.0,
+            "share of the others' +4s awaiting this agent's answer it believes are bluffs (the "
+            "zoo's heuristics never bluff unless told to): that share of the worlds hold a bluff",
+            low=0.0,
+            high=1.0,
+        ),
+        "lanes": Param(
+            131072,
+            "most play-out lanes stepped at once (memory, about 1.5 KB each, and speed)",
+            low=64,
+            high=4_000_000,
+        ),
+    }
+
+    def __init__(self, rules, **params: Any):
+        super().__init__(rules, **params)
+        if self.params["objective"] == "match" and not rules.match:
+            raise AgentError(
+                f"agent {self.name!r}: objective 'match' needs match rules (--set match=true)"
+            )
+        from .registry import make_agent
+
+        self.policy = make_agent(self.params["rollout"], rules)
+        if self.policy.needs_state:
+            raise AgentError(f"agent {self.name!r}: the rollout agent cannot be a search agent")
+        self.cut_off = None
+        if self.params["cutoff"]:
+            objective = self.params["objective"]
+            problem = getattr(
+                self.policy, "estimate_problem", lambda _o: "it has no value estimate"
+            )
+            why = problem(objective)
+            if why:
+                raise AgentError(
+                    f"agent {self.name!r}: cutoff={self.params['cutoff']} needs a rollout agent "
+                    f"that estimates {objective!r}; {self.policy.label!r} cannot: {why}"
+                )
+            estimate = self.policy.estimate
+            self.cut_off = lambda state, seat: estimate(state, seat, objective)
+
+    # ------------------------------------------------------------------ memory
+    def new_memory(self, num_games: int) -> dict[str, np.ndarray]:
+        return new_knowledge(num_games, self.rules.players, self.rules.layout.num_kinds)
+
+    def watch(self, memory, rows, state, games, observer, actions) -> None:
+        """Remember the public events of ``games`` (the actors' ``actions``, before the step)
+        as seat ``observer`` sees them (:func:`uno_rl.agents.knowledge.watch`)."""
+        watch(memory, rows, state, games, observer, actions, self.params["infer_draws"])
+
+    # ------------------------------------------------------------------ protocol
+    def act(self, observations, masks, rng, memory=None, rows=None, state=None, games=None):
+        k = check_batch(None, masks, False, self.rules)
+        if state is None or games is None:
+            raise ValueError(
+                f"agent {self.label!r} searches the game: it needs the engine state and the "
+                "game of each row (state=, games=); uno_rl evaluate, experiments, the terminal "
+                "game and replays pass them"
+            )
+        games = np.asarray(games, np.int64)
+        if games.shape != (k,):
+            raise ValueError(f"games must have one entry per mask row ({k}), got {games.shape}")
+        known = Knowledge(*constraints(memory, rows, state, games))
+        legal = masks.sum(axis=1)
+        actions = masks.argmax(axis=1).astype(np.int64)
+        choice = np.flatnonzero(legal >= 2)
+        if choice.size:
+            actions[choice] = self.search(
+                state, games[choice], masks[choice], rng, known.take(choice)
+            )
+        return actions
+
+    def search(self, state, games, masks, rng, known: Knowledge) -> np.ndarray:
+        """(k,) int64: the chosen action of each of ``games`` (k,), each with a choice."""
+        raise NotImplementedError
+
+    def worlds(
+        self, state: State, games: np.ndarray, copies: int, rng: np.random.Generator,
+        known: Knowledge,
+    ) -> State:  # fmt: skip
+        """``copies`` worlds of each of ``games`` (repeats allowed) for its acting seat, under
+        what it knows and its belief about a +4 awaiting its answer."""
+        seat = state.actor[games].astype(np.int64)
+        cards, void, covered = self.answer_constraints(state, games, seat, copies, rng, known)
+        return determinize(state, games, seat, copies, rng, cards, void, covered)
+
+    def answer_constraints(
+        self, state: State, games: np.ndarray, seat: np.ndarray, copies: int,
+        rng: np.random.Generator, known: Knowledge,
+    ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
+        """``(known, void, void_cards)`` for :func:`determinize`: ``known`` as it is, except
+        where a +4 of another seat awaits this seat's answer. There a ``bluff_belief`` share
+        of the worlds give its player one card that made it a bluff, and the others none of
+        those cards in the whole hand (with the draws' void where it still covered every
+        card); per world then, per game elsewhere."""
+        rules = self.rules
+        player = state.draw4_player[games].astype(np.int64)
+        top = state.top[games].astype(np.int64)
+        answering = (state.phase[games] == RESPOND) & rules.layout.draw_four_like[top]
+        answering &= (player >= 0) & (player != seat) & (state.prev_top[games] >= 0)
+        if not rules.challenge_enabled or not answering.any():
+            return known.cards, known.void, known.covered
+        k, p, kinds = games.size, rules.players, state.hands.shape[2]
+        n = k * copies
+
+        def per_world(array, shape, dtype):
+            out = np.zeros((n, *shape), dtype)
+            if array is not None:
+                out[:] = np.repeat(array, copies, axis=0)
+            return out
+
+        cards = per_world(known.cards, (p, kinds), np.int16)
+        void = per_world(known.void, (p, kinds), bool)
+        covered = per_world(known.covered, (p,), np.int64)
+        g = np.flatnonzero(answering)
+        lanes = (g[:, None] * copies + np.arange(copies)[None, :]).ravel()
+        owner = np.repeat(player[g], copies)
+        kinds_of_bluff = np.repeat(bluff_kinds(state, games[g]), copies, axis=0)  # (m, K)
+        unseen = np.repeat(unseen_cards(state, games[g], seat[g]), copies, axis=0)
+        candidates = np.where(kinds_of_bluff, np.maximum(unseen, 0), 0).astype(np.float64)
+        bluff = (rng.random(lanes.size) < self.params["bluff_belief"]) & (candidates.sum(1) > 0)
+        hand = state.hand_size[np.repeat(games[g], copies), owner].astype(np.int64)
+        whole = covered[lanes, owner] >= hand  # the draws' void still covers every card
+        honest = ~bluff
+        l, o = lanes[honest], owner[honest]
+        void[l, o] = kinds_of_bluff[honest] | (void[l, o] & whole[honest][:, None])
+        covered[l, o] = hand[honest]
+        if bluff.any():
+            weights = candidates[bluff] / candidates[bluff].sum(axis=1, keepdims=True)
+            pick = (weights.cumsum(axis=1) < rng.random(int(bluff.sum()))[:, None]).sum(axis=1)
+            cards[lanes[bluff], owner[bluff], np.minimum(pick, kinds - 1)] += 1
+        return cards, void, covered
+
+    def evaluate_actions(
+        self, worlds: State, world_of_lane: np.ndarray, actions: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:  # fmt: skip
+        """(L,) float64: the value, to the seat acting in each world, of playing ``actions``
+        (L,) in worlds ``world_of_lane`` (L,) and playing out, ``lanes`` lanes at a time."""
+        budget = self.params["lanes"]
+        values = np.empty(world_of_lane.size, np.float64)
+        for start in range(0, world_of_lane.size, budget):
+            part = slice(start, start + budget)
+            lanes = worlds.take(world_of_lane[part])
+            seat = lanes.actor.astype(np.int64)
+            result = engine.step(lanes, actions[part], validate=False)
+            over = result.match_over if self.params["objective"] == "match" else result.round_over
+            out = np.zeros(lanes.num_games, np.float64)
+            ended = np.flatnonzero(over)
+            if ended.size:
+                finished = lanes.take(ended) if self.params["objective"] == "match" else None
+                out[ended] = values_of(
+                    self.params["objective"], result, ended, seat[ended], finished
+                )
+            going = np.flatnonzero(~over)
+            if going.size:
+                out[going] = play_out(
+                    lanes.take(going), self.policy, rng, seat[going], self.params["objective"],
+                    self.params["cutoff"], self.cut_off,
+                )  # fmt: skip
+            values[part] = out
+        return values

@@ -94,6 +94,7 @@ def test_pimc_row_json(capsys):
     row = rows[0]
     assert KEYS <= row.keys() and row["decisions_per_s"] > 0
     assert "pimc:determinizations=2,rollouts=1 playing every seat" in row["note"]
+    assert row["vs_rlcard"] is None  # a search agent's decisions are not RLCard's steps
 
 
 def test_pimc_row_refuses_a_bad_spec(capsys):

@@ -416,7 +416,7 @@ def run_bench(
     # Our decisions/s over RLCard's at the same player count (NaN where RLCard has no such row).
     rlcard_speed = table[table.name == "rlcard-step"].set_index("players")["decisions_per_s"]
     table["vs_rlcard"] = table.decisions_per_s / table.players.map(rlcard_speed).astype(float)
-    table.loc[table.name.isin(["rlcard-step", "maskable-ppo"]), "vs_rlcard"] = math.nan
+    table.loc[table.name.isin(["rlcard-step", "maskable-ppo", "pimc"]), "vs_rlcard"] = math.nan
     # A deck's core rows over the classic deck's at the same row, players and batch.
     key = ["name", "players", "batch"]
     classic = table[table.deck == "classic"].set_index(key)["decisions_per_s"]

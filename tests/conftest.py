@@ -13,3 +13,13 @@ def bluff_quick_run(tmp_path_factory):
     assert code == 0
     (run,) = (runs / "bluff-quick").iterdir()
     return run
+
+
+@pytest.fixture(scope="session")
+def bluff_when_quick_run(tmp_path_factory):
+    """A finished ``uno_rl experiment bluff-when --quick`` run folder (about a minute)."""
+    runs = tmp_path_factory.mktemp("runs")
+    code = experiment.main(["bluff-when", "--quick", "--runs-dir", str(runs), "--no-progress"])
+    assert code == 0
+    (run,) = (runs / "bluff-when-quick").iterdir()
+    return run

@@ -148,20 +148,28 @@ def test_variants_notebook_shows_its_figures_on_the_quick_run(variants_quick_run
     assert figure_counts(notebook, markers) == {**markers, "": 0}
 
 
-def test_bluff_notebook_shows_its_figures_on_the_quick_study(bluff_quick_run, monkeypatch):
+def test_bluff_notebook_shows_its_figures_on_the_quick_study(
+    bluff_quick_run, bluff_when_quick_run, monkeypatch
+):
     monkeypatch.setenv("UNO_RL_RUN", str(bluff_quick_run))
+    monkeypatch.setenv("UNO_RL_WHEN_RUN", str(bluff_when_quick_run))
     monkeypatch.setenv("UNO_RL_PPO_RUN", "")
-    notebook = execute("bluff.ipynb", bluff_quick_run)
+    notebook = execute("bluff.ipynb", bluff_quick_run, bluff_when_quick_run)
     shown = text(notebook)
-    assert f"run {bluff_quick_run}" in shown
+    assert f"run {bluff_quick_run}" in shown and f"when run {bluff_when_quick_run}" in shown
     assert "mutual best answers" in shown and "Brier score" in shown
+    # the rule of thumb, computed from the when run's tables, and the learned players
+    assert "## Challenging a +4" in shown and "- **official, 4 players** (rounds)" in shown
+    assert "`ppo-official-2p` (2 players, given): bluffs" in shown
+    situations = len(list(bluff_when_quick_run.glob("situations-*.png")))
     # The study's heatmaps (one per rule variant), the points by bluff probability (drawn
     # here) and the calibration diagram.
     heatmaps = len(list(bluff_quick_run.glob("heatmap-*.png")))
     study = json.loads((bluff_quick_run / "config.json").read_text())
     assert heatmaps == len({c["variant"] for c in study["cells"]}) >= 2
     markers = {'RUN.glob("heatmap-*.png")': heatmaps, 'ax.set_xlabel("bluff probability")': 1,
-               'RUN / "calibration.png"': 1}  # fmt: skip
+               'RUN / "calibration.png"': 1, 'WHEN_RUN.glob("situations-*.png")': situations,
+               'WHEN_RUN / "behaviour.png"': 1}  # fmt: skip
     assert figure_counts(notebook, markers) == {**markers, "": 0}
 
 

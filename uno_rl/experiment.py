@@ -14,13 +14,16 @@ seats.*           the full tidy table: one row per variant, player count, match-
 agents.*          the same per agent over all seats
 pairs.*           paired tests between the agents of each match-up over the same deals
 ratings.*         OpenSkill ratings per cell
+deals.parquet     (analyses that pair match-ups, ``bluff-when``) each match-up's first agent
+                  deal by deal (:func:`uno_rl.eval.summary.deal_table`)
 summary.*         per variant, player count and agent (all its match-ups): rounds won, net
                   points per round and, for matches, matches won and final score
                   (:func:`summarize`)
 narrative.md      (no ``analysis`` step) who leads each cell, only where the lead is
                   separable (:mod:`uno_rl.analysis.variants`)
 parts/            each finished cell's tables (what a resumed run keeps)
-(analysis)        what the config's ``analysis`` step writes (``bluff``: :mod:`uno_rl.analysis.study`)
+(analysis)        what the config's ``analysis`` step writes (``bluff``: :mod:`uno_rl.analysis.study`,
+                  ``bluff-when``: :mod:`uno_rl.analysis.situations`)
 DONE              written last
 ================  ============================================================================
 
@@ -65,7 +68,7 @@ from uno_rl.processes import MAX_WORKERS
 from .analysis.variants import write_narrative
 from .eval import formats
 from .eval.backends import BACKENDS, BackendError, make_executor
-from .eval.config import ANALYSES, ConfigError, ExperimentConfig, load_config
+from .eval.config import ANALYSES, DEAL_ANALYSES, ConfigError, ExperimentConfig, load_config
 from .eval.outputs import check_output_folder
 from .eval.run import Evaluation, default_workers, evaluate_variant, write_atomic
 from .eval.stats import wilson_interval, z_value
@@ -274,6 +277,7 @@ def run_experiment(
     )
     workers = workers or config.workers or default_workers()
     todo = [c for c in config.cells if c not in done]
+    tables = TABLES + (("deals",) if config.analysis in DEAL_ANALYSES else ())
     pool = None
     if todo and (workers > 1 or backend != "local"):
         pool = make_executor(backend, workers, address)
@@ -291,10 +295,13 @@ def run_experiment(
                 progress,
                 description=f"{cell.variant} {cell.players}p",
                 pool=pool,
+                deal_scores="deals" in tables,
             )
-            for name in TABLES:
-                table = _with_rules(getattr(result, name), cell.preset, cell.switches_label)
-                write_atomic(table, str(parts / f"cell-{cell.index:04d}.{name}"))
+            for name in tables:
+                table = getattr(result, name)
+                if name != "deals":  # deals: a row per deal, the cell's keys are enough
+                    table = _with_rules(table, cell.preset, cell.switches_label)
+                write_atomic(table, str(parts / f"cell-{cell.index:04d}.{name}"), name != "deals")
             _write_text(parts / f"cell-{cell.index:04d}.done", "")
     finally:
         if pool is not None:
@@ -308,7 +315,7 @@ def run_experiment(
                 ],
                 ignore_index=True,
             )
-            for name in TABLES
+            for name in tables
         }
     )
     merged.save(folder)

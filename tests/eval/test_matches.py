@@ -28,7 +28,7 @@ def test_every_seating_of_a_match_is_dealt_the_same_sequence_of_deals():
     lineup = [agents[0], agents[1], agents[1]]
     deals = {}  # (slot = job, round index) -> what was dealt
 
-    def observer(state, live, masks, positions):
+    def observer(state, live, masks, positions, actions):
         for g in live[state.turn[live] == 0]:
             k = int(state.round_index[g])
             deals.setdefault((int(g), k), (state.key[g], state.hands[g].copy(), state.dealer[g]))

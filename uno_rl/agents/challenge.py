@@ -13,6 +13,9 @@ policy         challenges a +4 played on it when
                (:mod:`uno_rl.agents.bluff`)
 =============  ==============================================================================
 
+Every policy but ``never`` is gated by the challenge conditions (:mod:`.conditions`): it
+decides only where they hold and accepts elsewhere.
+
 ``bayes`` counts the cards the observer has not seen (not in its hand, not in the discard pile)
 and assumes they are spread uniformly over the unseen places; the +4 player's ``h`` cards are
 then a uniform sample of them. With a memory it also uses colors passed on: when the next
@@ -37,6 +40,7 @@ from uno_rl.core.actions import DRAW, PASS
 from uno_rl.core.cards import KIND_RANK, NUM_COLORS, WILD
 from uno_rl.core.rules import Rules
 
+from . import conditions
 from .bluff import (
     bluff_kinds,
     bluff_probability,
@@ -66,6 +70,16 @@ def challenge_decisions(
     k = view.obs.shape[0]
     if policy == "never" or not rules.challenge_enabled:
         return np.zeros(k, bool)
+    if not conditions.active_conditions(params, "challenge"):
+        return _policy_decisions(rules, params, view, memory, rows)
+    allowed = conditions.challenge_allowed(params, view, rules)
+    return allowed & _policy_decisions(rules, params, view, memory, rows)
+
+
+def _policy_decisions(rules, params, view, memory, rows) -> np.ndarray:
+    """(k,) bool: the ``challenge`` policy's answer, conditions aside."""
+    policy = params["challenge"]
+    k = view.obs.shape[0]
     if policy == "always":
         return np.ones(k, bool)
     bluffer = np.maximum(view.draw4_player, 0)

@@ -9,10 +9,12 @@ phase           decision
 play            the best-ranked playable card (a Wild or +4 names the color it holds most of);
                 draws only when nothing is playable. A +4 that would be a bluff (the player
                 holds the current color, or under ``no-playable-card`` any playable card) is
-                played with probability ``bluff`` and otherwise never.
+                played with probability ``bluff`` where the bluff conditions hold
+                (:mod:`.conditions`) and otherwise never.
 drawn           plays the drawn card when allowed (``play_drawn``; a bluff +4 as above), else
                 keeps it
-respond         challenges a +4 by the ``challenge`` policy (:mod:`.challenge`); otherwise
+respond         challenges a +4 by the ``challenge`` policy (:mod:`.challenge`) where the
+                challenge conditions hold (:mod:`.conditions`); otherwise
                 stacks or cancels with its best-ranked allowed card when ``stack``; else accepts
 target          swaps hands with the opponent holding the fewest cards (seven-zero)
 color           names the color it holds most of (first-card Wild)
@@ -69,7 +71,7 @@ from uno_rl.core.layout import TARGETED_FOUR
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 
-from . import challenge, new_cards
+from . import challenge, conditions, new_cards
 from .base import Agent, Param, check_batch
 from .view import ObservationView
 
@@ -98,6 +100,7 @@ COMMON_PARAMS: dict[str, Param] = {
     ),
     "stack": Param(True, "answer a +2/+4 with a stacking or cancelling card when allowed"),
     "play_drawn": Param(True, "play a playable drawn card instead of keeping it"),
+    **conditions.CONDITION_PARAMS,
 }
 
 #: Score of a card that cannot be played.
@@ -213,6 +216,8 @@ class HeuristicAgent(Agent):
         bluff &= d4
         chance = self.params["bluff"]
         coin = np.full(k, chance >= 1.0) if chance in (0.0, 1.0) else rng.random(k) < chance
+        if chance > 0.0:
+            coin &= conditions.bluff_allowed(self.params, view, self.rules)
         playable[np.ix_(bluff & ~coin, d4_kinds)] = False
         return bluff & coin
 

@@ -31,7 +31,13 @@ from uno_rl.core.state import State
 from uno_rl.eval.play import play_jobs
 from uno_rl.eval.stats import wilson_interval
 
-__all__ = ["brier_score", "calibration_samples", "calibration_scores", "reliability_table"]
+__all__ = [
+    "brier_score",
+    "calibration_samples",
+    "calibration_scores",
+    "reliability_table",
+    "write_calibration",
+]
 
 
 def calibration_samples(
@@ -63,7 +69,7 @@ def calibration_samples(
     deal_seeds = new_seeds(gen, -(-rounds // p))
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def observer(state: State, live: np.ndarray, masks: np.ndarray, position) -> None:
+    def observer(state: State, live: np.ndarray, masks: np.ndarray, position, actions) -> None:
         asked = (state.phase[live] == RESPOND) & masks[:, CHALLENGE]
         player = state.draw4_player[live].astype(np.int64)
         asked &= position[np.arange(live.size), player] == 0  # the bluffer's +4s only
@@ -138,3 +144,24 @@ def reliability_table(
             "empirical_high": np.asarray(high),
         }
     )
+
+
+def write_calibration(
+    folder, samples: pd.DataFrame, reliability: pd.DataFrame, scores: pd.DataFrame
+) -> None:
+    """Write a study's calibration outputs into its run ``folder`` (nothing without samples):
+    ``calibration_samples.parquet``, ``calibration.*`` (the reliability table),
+    ``calibration_scores.*`` and the reliability diagram ``calibration.png``."""
+    from pathlib import Path
+
+    from uno_rl.eval.run import write_atomic
+
+    from .study_plots import plot_calibration
+
+    if not len(samples):
+        return
+    folder = Path(folder)
+    samples.to_parquet(folder / "calibration_samples.parquet", index=False)
+    write_atomic(reliability, str(folder / "calibration"))
+    write_atomic(scores, str(folder / "calibration_scores"))
+    plot_calibration(reliability, folder / "calibration.png")

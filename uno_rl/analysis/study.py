@@ -43,7 +43,12 @@ from uno_rl.eval.run import write_atomic
 from uno_rl.eval.stats import wilson_interval, z_value
 from uno_rl.eval.tournament import Matchup
 
-from .calibration import calibration_samples, calibration_scores, reliability_table
+from .calibration import (
+    calibration_samples,
+    calibration_scores,
+    reliability_table,
+    write_calibration,
+)
 from .study_plots import heatmap_figure, plot_calibration, plot_heatmaps
 
 __all__ = [
@@ -366,12 +371,7 @@ def write_bluff_study(folder: str | Path, workers: int | None = None, progress: 
     write_atomic(table, str(folder / "bluff"))
     write_atomic(best, str(folder / "best_responses"))
     write_atomic(equilibrium_table(table), str(folder / "equilibrium"))
-    samples, reliability, scores = calibration_tables(config, progress)
-    if len(samples):
-        samples.to_parquet(folder / "calibration_samples.parquet", index=False)
-        write_atomic(reliability, str(folder / "calibration"))
-        write_atomic(scores, str(folder / "calibration_scores"))
-        plot_calibration(reliability, folder / "calibration.png")
+    write_calibration(folder, *calibration_tables(config, progress))
     plot_heatmaps(table, folder)
 
 

@@ -124,7 +124,8 @@ def plot_calibration(reliability: pd.DataFrame, path: str | Path) -> Path:
     for setting, part in reliability.groupby("setting", sort=False):
         if one_variant:  # the title names it; the legend only the table and the bluffer
             first = part.iloc[0]
-            setting = f"{first['players']} players, bluff {first['bluff']:g}"
+            what = first["policy"] if "policy" in part else f"bluff {first['bluff']:g}"
+            setting = f"{first['players']} players, {what}"
         ax.errorbar(
             part["mean_predicted"],
             part["empirical"],

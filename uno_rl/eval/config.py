@@ -35,6 +35,12 @@ An experiment config (``experiments/NAME.toml``)::
     grid = { players = [4] }          # keys (rounds, matches, grid, agents, focus) replace the
     agents = { specs = ["rule", "color-first"] }  # top-level ones (tables key by key)
 
+    [[behaviour]]                     # optional, repeatable: for the analysis step, agents
+    players = 2                       # whose +4 decisions it records situation by situation
+    agents = ["ppo-official-2p"]      # (each against P - 1 copies of opponent; preset
+    opponent = "color-first:bluff=0.5"  # default official, switches default none)
+    rounds = 20000
+
     [quick]                           # optional: what --quick replaces (any keys above)
     rounds = 2000
 
@@ -84,6 +90,7 @@ from .tournament import MODES, Matchup, cross_matchups, make_matchups
 
 __all__ = [
     "ANALYSES",
+    "DEAL_ANALYSES",
     "Cell",
     "ConfigError",
     "ExperimentConfig",
@@ -94,8 +101,9 @@ __all__ = [
 
 _TOP = {
     "description", "seed", "rounds", "matches", "workers", "confidence", "rating_rounds", "grid",
-    "agents", "focus", "analysis", "quick", "part",
+    "agents", "focus", "analysis", "quick", "part", "behaviour",
 }  # fmt: skip
+_BEHAVIOUR = {"preset", "players", "switches", "agents", "opponent", "rounds"}
 #: What a ``[[part]]`` may set (over the top-level keys).
 _PART = {"description", "rounds", "matches", "grid", "agents", "focus"}
 _GRID = {"presets", "players", "switches"}
@@ -103,7 +111,12 @@ _AGENTS = {"specs", "mode", "focal", "opponents"}
 _FOCUS = {"presets", "players", "switches", "rounds", "matches"}
 #: Post-processing steps a config may name: the module, its function that writes the outputs
 #: into the run folder, and its function that returns their summary as text.
-ANALYSES = {"bluff": ("uno_rl.analysis.study", "write_bluff_study", "study_summary")}
+ANALYSES = {
+    "bluff": ("uno_rl.analysis.study", "write_bluff_study", "study_summary"),
+    "bluff-when": ("uno_rl.analysis.situations", "write_situation_study", "situation_summary"),
+}
+#: The analyses that read each match-up's scores deal by deal (the run keeps ``deals``).
+DEAL_ANALYSES = frozenset({"bluff-when"})
 
 
 class ConfigError(ValueError):
@@ -159,6 +172,8 @@ class ExperimentConfig:
     cells: tuple[Cell, ...]
     analysis: str | None = None
     matches: int | None = None
+    #: the ``[[behaviour]]`` entries, checked, with their defaults filled in
+    behaviour: tuple[dict, ...] = ()
 
     def resolved(self) -> dict[str, Any]:
         """Everything that determines the results, as plain data (logged beside them)."""
@@ -173,6 +188,7 @@ class ExperimentConfig:
             "agents": list(self.agents),
             "mode": self.mode,
             "analysis": self.analysis,
+            "behaviour": [dict(b) for b in self.behaviour],
             "cells": [
                 {
                     "index": c.index,
@@ -284,7 +300,49 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
         cells=tuple(cells),
         analysis=analysis,
         matches=data.get("matches"),
+        behaviour=_behaviour(path, data.get("behaviour")),
     )
+
+
+def _behaviour(path: str, entries: Any) -> tuple[dict, ...]:
+    """The ``[[behaviour]]`` entries checked: known keys, a preset and switches the rules
+    accept, agents that exist under them, a positive number of rounds."""
+    if entries is None:
+        return ()
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise _fail(path, "behaviour", "must be an array of tables ([[behaviour]])")
+    out = []
+    for i, entry in enumerate(entries):
+        where = f"behaviour[{i}]"
+        _check_keys(path, where, entry, _BEHAVIOUR)
+        for key in ("players", "agents", "opponent", "rounds"):
+            if key not in entry:
+                raise _fail(path, f"{where}.{key}", "required")
+        preset = entry.get("preset", "official")
+        switches = entry.get("switches", {})
+        if not isinstance(preset, str) or not isinstance(switches, dict):
+            raise _fail(path, where, "preset must be a string and switches a table")
+        players = _int(path, f"{where}.players", entry["players"], 2, 10)
+        rounds = _int(path, f"{where}.rounds", entry["rounds"], 1, MAX_COUNT)
+        agents = _list(path, f"{where}.agents", entry["agents"])
+        opponent = entry["opponent"]
+        try:
+            rules = load_rules(preset, players=players, **switches)
+        except (RulesError, ValueError, TypeError) as error:
+            raise _fail(path, where, str(error)) from None
+        for key, specs in (("agents", agents), ("opponent", [opponent])):
+            for spec in specs:
+                if not isinstance(spec, str):
+                    raise _fail(path, f"{where}.{key}", f"agent specs are strings, got {spec!r}")
+                try:
+                    make_agent(spec, rules)
+                except AgentError as error:
+                    raise _fail(path, f"{where}.{key}", str(error)) from None
+        out.append({
+            "preset": preset, "players": players, "switches": dict(switches),
+            "agents": list(agents), "opponent": opponent, "rounds": rounds,
+        })  # fmt: skip
+    return tuple(out)
 
 
 def _merged(data: dict, part: dict) -> dict:

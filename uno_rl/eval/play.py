@@ -146,7 +146,7 @@ def play_jobs(
     seatings: np.ndarray | None = None,
     slots: int = 4096,
     on_finished: Callable[[int], None] | None = None,
-    observer: Callable[[State, np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+    observer: Callable[[State, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None = None,
     recorder: Recorder | None = None,
 ) -> Outcomes:
     """Play every deal with every seating of ``lineup``.
@@ -162,8 +162,8 @@ def play_jobs(
         slots: games in lockstep.
         on_finished: called with the number of jobs that just finished (progress bars).
         observer: called before every step with the state, the (k,) live game slots, their
-            (k, A) legal masks and (k, P) line-up position per seat (measurements that need
-            the hidden state).
+            (k, A) legal masks, (k, P) line-up position per seat and the (k,) int64 actions
+            about to be played (measurements that need the hidden state).
         recorder: told every decision and every finished job (:class:`Recorder`), to keep
             replays; None records nothing.
 
@@ -247,7 +247,7 @@ def play_jobs(
                 seat = np.argmax(position[live] == i, axis=1)
                 agent.watch(memory, live, state, live, seat, actions)
         if observer is not None:
-            observer(state, live, masks, position[live])
+            observer(state, live, masks, position[live], actions)
         result = engine.step(state, actions, games=None if full else live, validate=False)
         ended = np.flatnonzero(result.round_over)
         if not ended.size:

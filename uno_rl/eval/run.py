@@ -21,7 +21,7 @@ from .backends import make_executor
 from .labels import switches_label, variant_name
 from .play import IllegalActionError
 from .replays import ReplayRequest, merge_sample, sampled_task, save_violation, write_sample
-from .summary import agent_table, pair_table, rating_table, seat_table
+from .summary import agent_table, deal_table, pair_table, rating_table, seat_table
 from .tournament import (
     Matchup,
     concat_outcomes,
@@ -121,37 +121,43 @@ class Evaluation:
     ``win_high``), net points per round (``points``, ``points_low``, ``points_high``) and,
     when the rules are matches, matches won (``match_win_rate``, ``match_win_low``,
     ``match_win_high``) and the final score (``final_score``, ``final_score_low``,
-    ``final_score_high``); ``pairs`` the paired tests; ``ratings`` OpenSkill ratings.
+    ``final_score_high``); ``pairs`` the paired tests; ``ratings`` OpenSkill ratings;
+    ``deals`` (only when asked for: ``evaluate_variant(..., deal_scores=True)``) each
+    match-up's first agent deal by deal (:func:`~uno_rl.eval.summary.deal_table`).
     """
 
     seats: pd.DataFrame
     agents: pd.DataFrame
     pairs: pd.DataFrame
     ratings: pd.DataFrame
+    deals: pd.DataFrame | None = None
 
     @classmethod
     def concat(cls, parts: Sequence[Evaluation]) -> Evaluation:
         fields = [f.name for f in dataclasses.fields(cls)]
-        return cls(
-            **{
-                name: pd.concat([getattr(p, name) for p in parts], ignore_index=True)
-                for name in fields
-            }
-        )
+        tables = {}
+        for name in fields:
+            present = [getattr(p, name) for p in parts if getattr(p, name) is not None]
+            tables[name] = pd.concat(present, ignore_index=True) if present else None
+        return cls(**tables)
 
     def save(self, folder: str | os.PathLike[str]) -> None:
-        """Write every table as ``NAME.parquet`` and ``NAME.csv`` into ``folder``."""
+        """Write every table as ``NAME.parquet`` and ``NAME.csv`` into ``folder`` (``deals``,
+        when present, as Parquet only: it has a row per deal)."""
         os.makedirs(folder, exist_ok=True)
         for field in dataclasses.fields(self):
-            table: pd.DataFrame = getattr(self, field.name)
-            write_atomic(table, os.path.join(folder, field.name))
+            table: pd.DataFrame | None = getattr(self, field.name)
+            if table is not None:
+                write_atomic(table, os.path.join(folder, field.name), csv=field.name != "deals")
 
 
-def write_atomic(table: pd.DataFrame, stem: str) -> None:
-    """``stem.parquet`` and ``stem.csv``, each written durably and atomically (a temporary
-    file, ``fsync``, rename, ``fsync`` of the folder: :func:`uno_rl.durable.replace_durably`),
-    so that what a resumed run reads back survives a crash or a power cut."""
-    for suffix, writer in ((".parquet", _to_parquet), (".csv", _to_csv)):
+def write_atomic(table: pd.DataFrame, stem: str, csv: bool = True) -> None:
+    """``stem.parquet`` and ``stem.csv`` (unless not ``csv``), each written durably and
+    atomically (a temporary file, ``fsync``, rename, ``fsync`` of the folder:
+    :func:`uno_rl.durable.replace_durably`), so that what a resumed run reads back survives a
+    crash or a power cut."""
+    writers = ((".parquet", _to_parquet), (".csv", _to_csv))
+    for suffix, writer in writers if csv else writers[:1]:
         with replace_durably(stem + suffix) as tmp:
             writer(table, str(tmp))
 
@@ -275,13 +281,15 @@ def evaluate_variant(
     description: str | None = None,
     pool=None,
     replays: ReplayRequest | None = None,
+    deal_scores: bool = False,
 ) -> Evaluation:
     """Play and summarise one variant (rules already built).
 
     ``rounds``: rounds per match-up, or matches when ``rules.match`` (:func:`as_matches`
     turns single-round rules into matches), bounded by :func:`check_count`; ``rating_rounds``:
     games (rounds or matches) rated. ``pool``: a :func:`~uno_rl.eval.tournament.worker_pool`
-    to reuse across calls; ``replays``: save a sample of the games (:mod:`.replays`); an
+    to reuse across calls; ``deal_scores``: also the ``deals`` table; ``replays``: save a
+    sample of the games (:mod:`.replays`); an
     illegal action's replay is saved before its :class:`~uno_rl.eval.play.IllegalActionError`
     propagates (``error.replay_path``).
     """
@@ -326,4 +334,5 @@ def evaluate_variant(
         agents=agent_table(label, players, matchups, outcomes, confidence, match),
         pairs=pair_table(label, players, matchups, outcomes, confidence, match),
         ratings=rating_table(label, players, matchups, outcomes, rating_rounds, match, lowest),
+        deals=deal_table(label, players, matchups, outcomes, match) if deal_scores else None,
     )

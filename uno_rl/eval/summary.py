@@ -78,7 +78,10 @@ from .play import Outcomes
 from .stats import paired_test, ratio_interval, wilson_interval
 from .tournament import Matchup
 
-__all__ = ["COLUMNS", "MATCH_COLUMNS", "agent_table", "pair_table", "rating_table", "seat_table"]
+__all__ = [
+    "COLUMNS", "MATCH_COLUMNS", "agent_table", "deal_table", "pair_table", "rating_table",
+    "seat_table",
+]  # fmt: skip
 
 _COUNTS = STAT_NAMES
 #: Columns of the seat and agent tables, in order (``seat`` only in the seat table).
@@ -234,6 +237,39 @@ def _deal_scores(outcomes: Outcomes, matchup: Matchup, agent: str, players: int)
         "points": per_deal((outcomes.net_points * mine).sum(axis=1)) / rounds,
         "matches": per_deal(won.sum(axis=1)) / per_deal(mine.sum(axis=1)),
     }
+
+
+def deal_table(
+    variant: str,
+    players: int,
+    matchups: Sequence[Matchup],
+    outcomes: Sequence[Outcomes],
+    match: bool = False,
+) -> pd.DataFrame:
+    """The first agent of each match-up, deal by deal: what pairs two match-ups of one cell.
+
+    Every match-up of a cell plays the same deals
+    (:meth:`~uno_rl.eval.tournament.Chunk.deal_seeds`), so deal ``d`` of two match-ups is the
+    same deal: the difference of the two
+    first agents' scores per deal is a paired sample (a condition-based bluffer against the
+    plain one, :mod:`uno_rl.analysis.situations`). One row per match-up and deal: ``variant``,
+    ``players``, ``matchup``, ``agent``, ``deal`` (int64), ``wins`` (rounds won per round over
+    the deal's seatings, float64), ``points`` (net points per round) and under match rules
+    ``matches`` (matches won per match).
+    """
+    parts = []
+    for matchup, out in zip(matchups, outcomes):
+        agent = matchup.lineup[0]
+        scores = _deal_scores(out, matchup, agent, players)
+        part = pd.DataFrame({
+            "variant": variant, "players": players, "matchup": matchup.label, "agent": agent,
+            "deal": np.arange(scores["wins"].size, dtype=np.int64),
+            "wins": scores["wins"], "points": scores["points"],
+        })  # fmt: skip
+        if match:
+            part["matches"] = scores["matches"]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
 
 
 def pair_table(

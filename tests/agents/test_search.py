@@ -462,6 +462,22 @@ def test_search_line_ups_play_the_same_deals_in_small_pieces():
     assert len(generators) == len(search)  # each piece its own agent stream
 
 
+def test_small_search_runs_are_cut_into_small_pieces():
+    from uno_rl.eval.tournament import Matchup, chunk_count, iter_chunks, search_piece_deals
+
+    rules = load_rules("official", players=2, match=True)
+    matchups = [Matchup(("pimc", "color-first"))]
+    chunks = list(iter_chunks(rules, matchups, 200, seed=4))  # 200 matches: 100 deals
+    assert search_piece_deals(100) == 8 and len(chunks) == 13
+    assert len(chunks) == chunk_count(rules, matchups, 200)
+    assert [c.deals for c in chunks] == [8] * 12 + [4]
+    np.testing.assert_array_equal(
+        np.concatenate([c.deal_seeds() for c in chunks]),
+        next(iter_chunks(rules, [Matchup(("rule", "color-first"))], 200, seed=4)).deal_seeds(),
+    )
+    assert [search_piece_deals(d) for d in (1, 128, 1000, 2048, 10**6)] == [8, 8, 63, 128, 128]
+
+
 def test_ppo_rollouts_and_a_value_cut_off():
     rules = load_rules("official", players=2)
     agent = make_agent("pimc:determinizations=2,rollouts=1,rollout=ppo-official-2p,cutoff=4", rules)

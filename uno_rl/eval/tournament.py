@@ -10,8 +10,9 @@ in every seating.
 Work is cut into chunks of :data:`CHUNK_DEALS` deals; chunk ``c``'s deal seeds and agent
 generator derive from ``(seed, rules, players, c)`` only, so a run's outcomes do not depend on
 how many worker processes play the chunks. Line-ups with a search agent play the same chunks
-in pieces of :data:`SEARCH_CHUNK_DEALS` deals (the same deals; each piece its own agent
-generator), so that their slow work spreads over every worker.
+in pieces of at most :data:`SEARCH_CHUNK_DEALS` deals (the same deals; each piece its own agent
+generator; a small run's pieces are smaller, :func:`search_piece_deals`), so that their slow
+work spreads over every worker.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .play import Outcomes, Recorder, play_jobs
 __all__ = [
     "CHUNK_DEALS",
     "SEARCH_CHUNK_DEALS",
+    "search_piece_deals",
     "MODES",
     "Chunk",
     "Matchup",
@@ -57,6 +59,9 @@ CHUNK_DEALS = 2048
 #: deals) that spread the slow work over every worker, each with enough games in lockstep
 #: for the search's batched play-outs to stay efficient.
 SEARCH_CHUNK_DEALS = 128
+#: A small search run is cut into about this many pieces (of at least SEARCH_MIN_DEALS deals).
+SEARCH_PIECES = 16
+SEARCH_MIN_DEALS = 8
 #: How a list of agents becomes match-ups.
 MODES = ("table", "head-to-head", "round-robin")
 
@@ -180,7 +185,7 @@ def iter_chunks(
     (:func:`chunk_count`)."""
     deals = math.ceil(rounds / rules.players)
     for m, matchup in enumerate(matchups):
-        piece = SEARCH_CHUNK_DEALS if searches(matchup.lineup, rules) else 0
+        piece = search_piece_deals(deals) if searches(matchup.lineup, rules) else 0
         for c, first in enumerate(range(0, deals, CHUNK_DEALS)):
             count = min(CHUNK_DEALS, deals - first)
             if not piece:
@@ -197,12 +202,20 @@ def chunk_count(rules: Rules, matchups: Sequence[Matchup], rounds: int) -> int:
     total = 0
     for matchup in matchups:
         if searches(matchup.lineup, rules):
+            piece = search_piece_deals(deals)
             whole, rest = divmod(deals, CHUNK_DEALS)
-            total += whole * math.ceil(CHUNK_DEALS / SEARCH_CHUNK_DEALS)
-            total += math.ceil(rest / SEARCH_CHUNK_DEALS)
+            total += whole * math.ceil(CHUNK_DEALS / piece) + math.ceil(rest / piece)
         else:
             total += math.ceil(deals / CHUNK_DEALS)
     return total
+
+
+def search_piece_deals(deals: int) -> int:
+    """Deals per piece of a search line-up playing ``deals`` deals: :data:`SEARCH_CHUNK_DEALS`,
+    or for a small run about ``deals / SEARCH_PIECES`` (at least :data:`SEARCH_MIN_DEALS`), so
+    that a run of a few hundred matches still spreads over the workers. It depends on the
+    run's size only, never on the number of workers: the same config gives the same tables."""
+    return min(SEARCH_CHUNK_DEALS, max(SEARCH_MIN_DEALS, math.ceil(deals / SEARCH_PIECES)))
 
 
 @functools.lru_cache(maxsize=256)

@@ -183,12 +183,13 @@ def train(
     inputs = network_inputs(config, rules)
     torch.manual_seed(config.seed)  # network initialisation
     bf16 = use_bf16(config.precision, device)
-    network = inputs.network(config.hidden, trunk_bf16=bf16).to(device)
+    network = inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True).to(device)
     if config.init_from and not resume:
         initial_weights(config, network, inputs)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = [
-        inputs.network(config.hidden, trunk_bf16=bf16).to(device) for _ in range(config.pool_size)
+        inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True).to(device)
+        for _ in range(config.pool_size)
     ]
     # Minibatch shuffling (and, on the local backend, the learner's action sampling).
     generator = torch.Generator().manual_seed(config.seed)

@@ -125,3 +125,34 @@ def test_the_bias_form_of_the_mask_gives_the_same_distribution_and_gradients():
     (masked_entropy(logits, mask).sum() + masked_log_probs(logits, mask)[mask].sum()).backward()
     torch.testing.assert_close(grad, logits.grad)
     assert (grad[~mask] == 0).all()  # illegal logits get no gradient
+
+
+def test_the_sigmoid_form_computes_the_tanh_network_and_its_gradients():
+    """Training's sigmoid form (``2 sigmoid(2z) - 1`` per tanh, one product for both heads)
+    is the saved tanh network up to float rounding, forwards and backwards, for every depth
+    (no hidden layer too), at both precisions; bots loaded for play keep the tanh form."""
+    torch.manual_seed(0)
+    scale = input_scale(ALL_FEATURES)
+    x = torch.randint(0, 4, (300, OBS_SIZE)).float()
+    for hidden in ([128, 128], [32], [], [24, 16, 8]):
+        exact = PolicyNetwork(OBS_SIZE, hidden, scale)
+        with torch.no_grad():  # weights far from their initial scale: tanh saturates
+            for p in exact.parameters():
+                p.add_(torch.randn_like(p) * 0.3)
+        fast = PolicyNetwork(OBS_SIZE, hidden, scale, sigmoid_form=True)
+        fast.load_state_dict(exact.state_dict())
+        outputs = [net(x) for net in (exact, fast)]
+        for ref, got in zip(*outputs):
+            torch.testing.assert_close(got, ref, atol=1e-4, rtol=1e-5)
+        logits, value = outputs[1]
+        assert logits.shape == (300, 77) and value.shape == (300,)
+        for out_logits, out_value in outputs:
+            (torch.log_softmax(out_logits, 1)[:, 5].sum() + (out_value**2).mean()).backward()
+        for ref, got in zip(exact.parameters(), fast.parameters()):
+            torch.testing.assert_close(got.grad, ref.grad, atol=1e-3, rtol=1e-4)
+        fast.trunk_bf16 = exact.trunk_bf16 = True
+        with torch.no_grad():
+            for ref, got in zip(exact(x), fast(x)):
+                # bfloat16 rounds differently in the two forms, by as much as it rounds at all
+                torch.testing.assert_close(got, ref, atol=0.3, rtol=0.05)
+    assert exact.sigmoid_form is False  # the default: what agents load

@@ -51,11 +51,14 @@ class TurnBuffer:
         k = len(streams)
         if self.size + k > self.capacity:
             raise RuntimeError(f"rollout buffer full ({self.capacity} transitions)")
+        # Slices, not an index array: a block copy instead of a scatter (a few times faster
+        # for the (k, F) observations).
+        block = slice(self.size, self.size + k)
         idx = np.arange(self.size, self.size + k)
-        self.obs[idx], self.mask[idx], self.action[idx] = obs, mask, action
-        self.logp[idx], self.value[idx] = logp, value
-        self.reward[idx], self.terminal[idx], self.next[idx] = 0.0, False, -1
-        self.stream[idx] = streams
+        self.obs[block], self.mask[block], self.action[block] = obs, mask, action
+        self.logp[block], self.value[block] = logp, value
+        self.reward[block], self.terminal[block], self.next[block] = 0.0, False, -1
+        self.stream[block] = streams
         previous = self.last[streams]
         linked = previous >= 0
         self.next[previous[linked]] = idx[linked]

@@ -128,11 +128,18 @@ class NetworkInputs:
         return self.layout.num_actions
 
     def network(
-        self, hidden: Sequence[int], scaled: bool = True, trunk_bf16: bool = False
+        self,
+        hidden: Sequence[int],
+        scaled: bool = True,
+        trunk_bf16: bool = False,
+        sigmoid_form: bool = False,
     ) -> PolicyNetwork:
-        """A fresh :class:`PolicyNetwork` of these inputs (``scaled``: apply :attr:`scale`)."""
+        """A fresh :class:`PolicyNetwork` of these inputs (``scaled``: apply :attr:`scale`;
+        ``trunk_bf16`` and ``sigmoid_form``: the training settings of that class)."""
         scale = self.scale if scaled else None
-        return PolicyNetwork(len(self.columns), hidden, scale, trunk_bf16, self.actions)
+        return PolicyNetwork(
+            len(self.columns), hidden, scale, trunk_bf16, self.actions, sigmoid_form
+        )
 
     def spec(self, hidden: Sequence[int], scaled: bool = True) -> dict[str, Any]:
         """The checkpoint's ``network`` entry of a network of these inputs."""

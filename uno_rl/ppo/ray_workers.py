@@ -78,8 +78,10 @@ class RolloutActor:
         zoo = [make_agent(spec, rules) for spec in config.zoo]
         inputs = NetworkInputs.of_rules(config.features, rules)
         bf16 = use_bf16(config.precision)
-        self.network = inputs.network(config.hidden, trunk_bf16=bf16)
-        self.pool = [inputs.network(config.hidden, trunk_bf16=bf16) for _ in pool]
+        self.network = inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True)
+        self.pool = [
+            inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True) for _ in pool
+        ]
         for net, weights in zip(self.pool, pool):
             net.load_state_dict(weights)
         start, stop = game_slices(config.num_games, config.workers)[worker]

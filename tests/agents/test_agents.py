@@ -24,8 +24,9 @@ AGENTS = [
 ]
 
 
-def play_batch(spec, rules, games=96, steps=400, seed=0):
-    """Random deals, every seat played by ``spec`` (with a memory per seat if it keeps one)."""
+def play_batch(spec, rules, games=96, steps=400, seed=0, log=None):
+    """Random deals, every seat played by ``spec`` (with a memory per seat if it keeps one);
+    returns the rounds finished. ``log``: a list that gets each step's actions."""
     agent = make_agent(spec, rules)
     rng = np.random.default_rng(seed)
     state = engine.reset(rules, rng.integers(0, 2**62, games).astype(np.uint64))
@@ -47,6 +48,8 @@ def play_batch(spec, rules, games=96, steps=400, seed=0):
             else:
                 actions[rows] = agent.act(obs[rows], mask[rows], rng, memory, live[rows])
         assert mask[np.arange(live.size), actions].all(), spec
+        if log is not None:
+            log.append(actions)
         result = engine.step(state, actions, games=live)
         finished += int(result.round_over.sum())
     return finished

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from scenario import build, rules  # noqa: E402
+from scenario import act, build, color, rules  # noqa: E402
+from test_agents import play_batch  # noqa: E402
+from test_strategies import decide  # noqa: E402
 
 from uno_rl.agents import AgentError, ObservationView, make_agent  # noqa: E402
 from uno_rl.agents.conditions import (  # noqa: E402
@@ -235,27 +237,9 @@ def test_top_score_conditions_reach_late_in_an_official_match(name):
 
 def play_log(spec, steps=500, games=48, seed=5):
     """Every action ``spec`` takes at every seat over random matches (a memory per seat)."""
-    agent = make_agent(spec, RULES)
-    rng = np.random.default_rng(seed)
-    state = engine.reset(RULES, rng.integers(0, 2**62, games).astype(np.uint64))
-    memories = [agent.new_memory(games) for _ in range(RULES.players)]
     log = []
-    for _ in range(steps):
-        live = np.flatnonzero(state.phase != OVER)
-        if not live.size:
-            break
-        mask = engine.legal_mask(state, live)
-        actor = state.actor[live].astype(np.int64)
-        obs = observe(state.take(live), actor)
-        actions = np.empty(live.size, np.int64)
-        for seat in np.unique(actor):
-            rows = np.flatnonzero(actor == seat)
-            memory = memories[seat]
-            extra = () if memory is None else (memory, live[rows])
-            actions[rows] = agent.act(obs[rows], mask[rows], rng, *extra)
-        log.append(actions)
-        engine.step(state, actions, games=live)
-    assert state.scores.any()  # rounds were scored: the lead conditions saw scores
+    finished = play_batch(spec, RULES, games=games, steps=steps, seed=seed, log=log)
+    assert finished  # rounds were scored: the lead conditions saw scores
     return np.concatenate(log)
 
 
@@ -330,3 +314,86 @@ def test_bad_condition_values_give_one_clear_error(spec, message):
     assert message in text and "\n" not in text and text.startswith("agent 'color-first'")
     with pytest.raises(AgentError, match="no parameter"):
         make_agent(f"random:{spec.split('=')[0]}=1", RULES)
+
+
+# ------------------------------------------------------------------ hand-built positions
+
+
+def bluff_position(own, next_hand, scores=None, **fields):
+    """Seat 0 to play on a red 1 holding ``own`` (a red card: a +4 there is a bluff); seat 1
+    (next) holds ``next_hand`` cards; 2 players, official rules (a match when ``scores``)."""
+    r = rules(match=True) if scores is not None else rules()
+    hand = next_hand if isinstance(next_hand, list) else ["blue 2"] * next_hand
+    return build(r, {0: own, 1: hand}, "red 1", scores=scores, extra_copies=True, **fields)
+
+
+def bluffs_in(spec, game) -> bool:
+    (choice,) = decide(spec, game)
+    return choice.startswith("+4")
+
+
+@pytest.mark.parametrize(
+    "condition,holds,fails",
+    [
+        # next player's cards
+        ("bluff_next_max=1", dict(next_hand=1), dict(next_hand=2)),
+        ("bluff_next_min=5", dict(next_hand=5), dict(next_hand=4)),
+        # own hand size (the +4 and the red card count)
+        ("bluff_hand_min=4", dict(own=["red 3", "+4", "blue 7", "green 8"]),
+         dict(own=["red 3", "+4", "blue 7"])),
+        ("bluff_hand_max=2", dict(own=["red 3", "+4"]), dict(own=["red 3", "+4", "blue 7"])),
+        # own cards of the current color
+        ("bluff_color_min=2", dict(own=["red 3", "red 4", "+4"]), dict(own=["red 3", "+4"])),
+        ("bluff_color_max=1", dict(own=["red 3", "+4"]), dict(own=["red 3", "red 4", "+4"])),
+        # the +4 its last wild
+        ("bluff_wilds_max=0", dict(own=["red 3", "+4"]), dict(own=["red 3", "+4", "wild"])),
+        # match scores: own minus the best other, and the highest score
+        ("bluff_lead_min=100", dict(scores=[300, 150]), dict(scores=[200, 150])),
+        ("bluff_lead_max=-100", dict(scores=[100, 250]), dict(scores=[200, 250])),
+        ("bluff_top_min=300", dict(scores=[0, 320]), dict(scores=[0, 280])),
+    ],
+)  # fmt: skip
+def test_a_hand_built_bluffer_bluffs_exactly_when_its_condition_holds(condition, holds, fails):
+    for overrides, expected in ((holds, True), (fails, False)):
+        game = bluff_position(**{"own": ["red 3", "+4"], "next_hand": 3, **overrides})
+        assert bluffs_in(f"color-first:bluff=1,{condition}", game) is expected, overrides
+        assert bluffs_in("color-first:bluff=1", game)  # the plain bluffer bluffs in both
+        assert not bluffs_in("color-first", game)  # and the plain player in neither
+
+
+def challenges_in(spec, game) -> bool:
+    (choice,) = decide(spec, game)
+    return choice == "challenge"
+
+
+@pytest.mark.parametrize(
+    "condition,holds,fails",
+    [
+        # the +4 player's cards
+        ("challenge_their_min=5", dict(bluffer=5), dict(bluffer=4)),
+        ("challenge_their_max=2", dict(bluffer=2), dict(bluffer=3)),
+        # the color named against the color before the +4 (red)
+        ("challenge_named=kept", dict(named="red"), dict(named="blue")),
+        ("challenge_named=changed", dict(named="blue"), dict(named="red")),
+        # the challenger's own hand
+        ("challenge_own_max=1", dict(own=1), dict(own=2)),
+        ("challenge_own_min=7", dict(own=7), dict(own=6)),
+    ],
+)  # fmt: skip
+def test_a_hand_built_challenger_challenges_exactly_when_its_condition_holds(
+    condition, holds, fails
+):
+    blues = [f"blue {n}" for n in range(1, 10)]
+    greens = [f"green {n}" for n in range(1, 10)]
+    for overrides, expected in ((holds, True), (fails, False)):
+        setting = {"bluffer": 3, "named": "blue", "own": 2, **overrides}
+        game = build(
+            rules(), {0: greens[: setting["own"]], 1: blues[: setting["bluffer"]]}, "+4",
+            setting["named"], actor=0, phase=RESPOND,
+        )  # fmt: skip
+        game.pending, game.prev_color, game.prev_top = 4, color("red"), act("red 5")
+        game.draw4_player = 1  # seat 1 played the +4 on a red 5
+        spec = f"color-first:challenge=always,{condition}"
+        assert challenges_in(spec, game) is expected, overrides
+        assert challenges_in("color-first:challenge=always", game)
+        assert not challenges_in("color-first", game)

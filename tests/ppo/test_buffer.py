@@ -59,3 +59,31 @@ def test_overflow_is_an_error():
     add(b, [0, 1], [0, 0])
     with pytest.raises(RuntimeError, match="full"):
         add(b, [2], [0])
+
+
+def test_bfloat16_buffers_keep_the_rounded_observations_as_bits():
+    """A bfloat16 trunk's buffers keep int16 bit patterns: exactly the values the trunk
+    reads (PyTorch's own cast), widened exactly for checkpoints, read back without a copy."""
+    import torch
+
+    from uno_rl.ppo.stored_obs import BF16_BITS, as_float32, network_input, store
+
+    rng = np.random.default_rng(0)
+    obs = np.concatenate(
+        [rng.integers(0, 5, (6, 4)), rng.random((6, 2)) * 3, np.full((6, 1), 108.0)], axis=1
+    ).astype(np.float32)
+    bits = store(obs, BF16_BITS)
+    assert bits.dtype == np.int16 and bits.shape == obs.shape
+    expected = torch.from_numpy(obs).to(torch.bfloat16)
+    tensor = network_input(bits, "cpu", torch.bfloat16)
+    assert tensor.dtype == torch.bfloat16 and torch.equal(tensor, expected)
+    assert tensor.data_ptr() == torch.from_numpy(bits).data_ptr()  # a view of the bits
+    np.testing.assert_array_equal(as_float32(bits), expected.float().numpy())
+    np.testing.assert_array_equal(as_float32(bits)[:, :4], obs[:, :4])  # small counts: exact
+    assert store(bits, BF16_BITS) is bits and store(obs, np.dtype(np.float32)) is obs
+    np.testing.assert_array_equal(store(bits, np.dtype(np.float32)), as_float32(bits))
+    torch.testing.assert_close(network_input(bits, "cpu", torch.float32), expected.float())
+    b = TurnBuffer(8, 7, streams=6, obs_dtype=BF16_BITS)
+    b.add(np.arange(6), obs, np.ones((6, 77), bool), np.zeros(6, np.int64), np.zeros(6),
+          np.zeros(6))  # fmt: skip
+    np.testing.assert_array_equal(b.obs[:6], bits)

@@ -71,12 +71,13 @@ def rule_of_thumb(answers: pd.DataFrame) -> list[str]:
             here = cell[cell["side"] == side]
             if not len(here):
                 continue
-            best = here[here["best"]].iloc[0]
             pays = [_situation(p) for p in here[here["verdict"] == "pays"]["policy"]]
-            parts.append(
-                f"{side}: best `{best['policy']}` ({_shown(best)}); pays "
-                + (", ".join(pays) if pays else "nowhere")
-            )
+            if here["best"].any():
+                best = here[here["best"]].iloc[0]
+                head = f"{side}: best `{best['policy']}` ({_shown(best)})"
+            else:  # too few deals for an interval
+                head = f"{side}: no interval"
+            parts.append(f"{head}; pays " + (", ".join(pays) if pays else "nowhere"))
         lines.append(f"- **{variant}, {players} players** ({unit}): " + "; ".join(parts))
     return lines
 

@@ -81,7 +81,11 @@ def behaviour_samples(
     )
     bluff_parts: list[dict] = []
     challenge_parts: list[dict] = []
-    waiting: dict[int, tuple[int, int]] = {}  # game slot -> (bluff part, row): its answer
+    # Each game slot's +4 bluff waiting for the victim's answer: its row among all the bluff
+    # chances so far (-1: none); the answers, as (rows, challenged) pairs.
+    waiting = np.full(slots, -1, np.int64)
+    answers: list[tuple[np.ndarray, np.ndarray]] = []
+    recorded = 0  # bluff chances recorded so far
 
     def features(state, games, seats) -> dict[str, np.ndarray]:
         view = ObservationView(observe(state.take(games), seats), p)
@@ -89,19 +93,19 @@ def behaviour_samples(
         return {name: np.asarray(getattr(f, name)).astype(np.int64) for name in _FEATURES}
 
     def observer(state, live, masks, position, actions) -> None:
+        nonlocal recorded
         if not rules.challenge_enabled:
             return
         actor = state.actor[live].astype(np.int64)
         mine = position[np.arange(live.size), actor] == 0
         phase = state.phase[live]
-        if waiting:
+        if recorded and (waiting >= 0).any():
+            # The step after a bluff is the victim's answer (a challenge chance).
             answering = np.flatnonzero((phase == RESPOND) & masks[:, CHALLENGE])
-            for row in answering:
-                found = waiting.pop(int(live[row]), None)
-                if found is not None:
-                    part, index = found
-                    bluff_parts[part]["challenged"][index] = actions[row] == CHALLENGE
-            waiting.clear()  # a bluff not answered by a challenge chance (none here) is no answer
+            rows = waiting[live[answering]]
+            found = rows >= 0
+            answers.append((rows[found], actions[answering[found]] == CHALLENGE))
+            waiting[:] = -1
         chance = mine & ((phase == PLAY) | (phase == DRAWN)) & masks[:, draw_four_actions].any(1)
         if chance.any():
             rows = np.flatnonzero(chance)
@@ -112,10 +116,10 @@ def behaviour_samples(
                 record = features(state, games, actor[rows])
                 record["wilds"] = np.maximum(record["wilds"] - 1, 0)
                 record["bluffed"] = draw_four_actions[actions[rows]]
-                record["challenged"] = np.zeros(rows.size, bool)
                 bluff_parts.append(record)
-                for i in np.flatnonzero(record["bluffed"]):
-                    waiting[int(games[i])] = (len(bluff_parts) - 1, int(i))
+                bluffed = np.flatnonzero(record["bluffed"])
+                waiting[games[bluffed]] = recorded + bluffed
+                recorded += rows.size
         asked = mine & (phase == RESPOND) & masks[:, CHALLENGE]
         if asked.any():
             rows = np.flatnonzero(asked)
@@ -126,9 +130,12 @@ def behaviour_samples(
             challenge_parts.append(record)
 
     play_jobs(rules, lineup, deal_seeds, gen, slots=slots, observer=observer)
-    return _frame(bluff_parts, ("bluffed", "challenged")), _frame(
-        challenge_parts, ("challenged", "was_bluff")
-    )
+    bluffs = _frame(bluff_parts, ("bluffed",))
+    challenged = np.zeros(len(bluffs), bool)
+    for rows, flags in answers:
+        challenged[rows] = flags
+    bluffs["challenged"] = challenged
+    return bluffs, _frame(challenge_parts, ("challenged", "was_bluff"))
 
 
 def _frame(parts: list[dict], flags: tuple[str, ...]) -> pd.DataFrame:

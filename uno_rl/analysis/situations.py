@@ -62,6 +62,7 @@ from .calibration import (
     write_calibration,
 )
 from .situation_plots import plot_behaviour, plot_situations
+from .study import challenge_label
 
 __all__ = [
     "best_answers",
@@ -102,8 +103,6 @@ def policy_label(params: dict) -> str:
         return f"{head} always" if cond == "always" else f"{head} if {cond}"
     policy = params["challenge"]
     if policy == "threshold":
-        from .study import challenge_label
-
         policy = challenge_label(params)
     cond = condition_label(params, "challenge")
     if cond == "always":
@@ -188,26 +187,35 @@ def _matchup_label(lineup: tuple[str, ...]) -> str:
     return Matchup(lineup).label
 
 
+#: Gains in a share (of rounds or matches won) lie in [-1, 1]; a t interval over few deals
+#: can reach beyond, so their bounds are clipped there.
+_SHARE_GAINS = {"win_gain", "match_gain"}
+
+
 def _gain(prefix: str, test) -> dict[str, float]:
+    low, high = test.low, test.high
+    if prefix in _SHARE_GAINS:
+        low, high = float(np.clip(low, -1.0, 1.0)), float(np.clip(high, -1.0, 1.0))
     return {
         prefix: test.mean_difference,
-        f"{prefix}_low": test.low,
-        f"{prefix}_high": test.high,
+        f"{prefix}_low": low,
+        f"{prefix}_high": high,
         f"{prefix}_p": test.p_value,
     }
 
 
-def field_table(folder: str | Path) -> pd.DataFrame:
+def field_table(folder: str | Path, table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each policy's gains against the whole field: per deal, the mean over the field's
     members of the policy's score minus the plain agent's (every member plays the same
     deals), then a paired interval over deals. One row per ``variant``, ``players``,
     ``unit``, ``side``, ``policy`` with ``field`` (the members), ``deals``, the gains (as in
-    :func:`situation_table`) and ``uses_per_round`` (mean over the members)."""
+    :func:`situation_table`) and ``uses_per_round`` (mean over the members); ``table``: the
+    run's :func:`situation_table`, when already computed."""
     folder = Path(folder)
     config = _config(folder)
     confidence = float(config["confidence"])
     deals = pd.read_parquet(folder / "deals.parquet")
-    table = situation_table(folder)
+    table = situation_table(folder) if table is None else table
     rows = []
     if not len(table):
         return pd.DataFrame()
@@ -256,12 +264,15 @@ def best_answers(field: pd.DataFrame) -> pd.DataFrame:
     for _, part in field.groupby(["variant", "players", "unit", "side"], sort=False):
         part = part.copy()
         prefix = "match_gain" if part["unit"].iloc[0] == "matches" else "points_gain"
-        best = part.loc[part[prefix].idxmax()]
         part["measure"] = prefix
         part["verdict"] = [_verdict(lo, hi) for lo, hi in zip(part[f"{prefix}_low"],
                                                              part[f"{prefix}_high"])]  # fmt: skip
-        part["best"] = part["policy"] == best["policy"]
-        part["tied"] = part[f"{prefix}_high"] >= best[f"{prefix}_low"]
+        if part[prefix].notna().any():
+            best = part.loc[part[prefix].idxmax()]
+            part["best"] = part["policy"] == best["policy"]
+            part["tied"] = part[f"{prefix}_high"] >= best[f"{prefix}_low"]
+        else:  # too few deals for any interval (a single deal): no best answer here
+            part["best"] = part["tied"] = False
         out.append(part)
     return pd.concat(out, ignore_index=True)
 
@@ -370,7 +381,7 @@ def write_situation_study(folder: str | Path, workers: int | None = None, progre
     folder = Path(folder)
     config = _config(folder)
     table = situation_table(folder)
-    field = field_table(folder)
+    field = field_table(folder, table)
     answers = best_answers(field)
     write_atomic(table, str(folder / "situations"))
     write_atomic(field, str(folder / "field"))

@@ -73,7 +73,6 @@ game is played: unknown keys, unknown presets, agents or parameters, impossible 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import itertools
 import os
 from pathlib import Path
@@ -84,6 +83,14 @@ from uno_rl.cli import MAX_COUNT, MAX_SEED
 from uno_rl.core.rules import Rules, RulesError, load_rules, read_preset
 from uno_rl.tomlfile import read_toml
 
+from .config_behaviour import behaviour_entries
+from .config_checks import ConfigError
+from .config_checks import check_keys as _check_keys
+from .config_checks import fail as _fail
+from .config_checks import integer as _int
+from .config_checks import non_empty_list as _list
+from .config_focus import focus_entries as _focus
+from .config_focus import matches_focus as _matches
 from .labels import switches_label, variant_name
 from .run import MAX_MATCHES, MAX_ROUNDS
 from .tournament import MODES, Matchup, cross_matchups, make_matchups
@@ -103,12 +110,10 @@ _TOP = {
     "description", "seed", "rounds", "matches", "workers", "confidence", "rating_rounds", "grid",
     "agents", "focus", "analysis", "quick", "part", "behaviour",
 }  # fmt: skip
-_BEHAVIOUR = {"preset", "players", "switches", "agents", "opponent", "rounds"}
 #: What a ``[[part]]`` may set (over the top-level keys).
 _PART = {"description", "rounds", "matches", "grid", "agents", "focus"}
 _GRID = {"presets", "players", "switches"}
 _AGENTS = {"specs", "mode", "focal", "opponents"}
-_FOCUS = {"presets", "players", "switches", "rounds", "matches"}
 #: Post-processing steps a config may name: the module, its function that writes the outputs
 #: into the run folder, and its function that returns their summary as text.
 ANALYSES = {
@@ -117,10 +122,6 @@ ANALYSES = {
 }
 #: The analyses that read each match-up's scores deal by deal (the run keeps ``deals``).
 DEAL_ANALYSES = frozenset({"bluff-when"})
-
-
-class ConfigError(ValueError):
-    """An experiment config that cannot run: the message names the file and the key."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,35 +207,6 @@ class ExperimentConfig:
         }
 
 
-def _fail(path: str, key: str, message: str) -> ConfigError:
-    return ConfigError(f"{path}: {key}: {message}")
-
-
-def _check_keys(path: str, where: str, table: dict, allowed: set[str]) -> None:
-    for key in table:
-        if key not in allowed:
-            full = f"{where}.{key}" if where else key
-            raise _fail(path, full, f"unknown key (allowed: {', '.join(sorted(allowed))})")
-
-
-def _int(path: str, key: str, value: Any, low: int, high: int | None = None) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or value < low
-        or (high is not None and value > high)
-    ):
-        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise _fail(path, key, f"must be an integer {bound}, got {value!r}")
-    return value
-
-
-def _list(path: str, key: str, value: Any) -> list:
-    if not isinstance(value, list) or not value:
-        raise _fail(path, key, f"must be a non-empty list, got {value!r}")
-    return value
-
-
 def load_config(path: str | os.PathLike[str], quick: bool = False) -> ExperimentConfig:
     """Read and validate an experiment config; builds every cell's rules and agents once.
 
@@ -300,49 +272,8 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
         cells=tuple(cells),
         analysis=analysis,
         matches=data.get("matches"),
-        behaviour=_behaviour(path, data.get("behaviour")),
+        behaviour=behaviour_entries(path, data.get("behaviour")),
     )
-
-
-def _behaviour(path: str, entries: Any) -> tuple[dict, ...]:
-    """The ``[[behaviour]]`` entries checked: known keys, a preset and switches the rules
-    accept, agents that exist under them, a positive number of rounds."""
-    if entries is None:
-        return ()
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise _fail(path, "behaviour", "must be an array of tables ([[behaviour]])")
-    out = []
-    for i, entry in enumerate(entries):
-        where = f"behaviour[{i}]"
-        _check_keys(path, where, entry, _BEHAVIOUR)
-        for key in ("players", "agents", "opponent", "rounds"):
-            if key not in entry:
-                raise _fail(path, f"{where}.{key}", "required")
-        preset = entry.get("preset", "official")
-        switches = entry.get("switches", {})
-        if not isinstance(preset, str) or not isinstance(switches, dict):
-            raise _fail(path, where, "preset must be a string and switches a table")
-        players = _int(path, f"{where}.players", entry["players"], 2, 10)
-        rounds = _int(path, f"{where}.rounds", entry["rounds"], 1, MAX_COUNT)
-        agents = _list(path, f"{where}.agents", entry["agents"])
-        opponent = entry["opponent"]
-        try:
-            rules = load_rules(preset, players=players, **switches)
-        except (RulesError, ValueError, TypeError) as error:
-            raise _fail(path, where, str(error)) from None
-        for key, specs in (("agents", agents), ("opponent", [opponent])):
-            for spec in specs:
-                if not isinstance(spec, str):
-                    raise _fail(path, f"{where}.{key}", f"agent specs are strings, got {spec!r}")
-                try:
-                    make_agent(spec, rules)
-                except AgentError as error:
-                    raise _fail(path, f"{where}.{key}", str(error)) from None
-        out.append({
-            "preset": preset, "players": players, "switches": dict(switches),
-            "agents": list(agents), "opponent": opponent, "rounds": rounds,
-        })  # fmt: skip
-    return tuple(out)
 
 
 def _merged(data: dict, part: dict) -> dict:
@@ -544,49 +475,3 @@ def _cell_matchups(path, specs, mode, lineups, players, pre: str = "") -> list[M
         return make_matchups(specs, players, cell_mode)
     except ValueError as error:
         raise _fail(path, f"{pre}agents.mode", f"{error} (players = {players})") from None
-
-
-def _focus(path: str, value: Any, pre: str = "") -> list[dict]:
-    """The ``[[focus]]`` entries, validated."""
-    if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
-        raise _fail(path, f"{pre}focus", "must be an array of tables ([[focus]])")
-    for i, entry in enumerate(value):
-        where = f"{pre}focus[{i}]"
-        _check_keys(path, where, entry, _FOCUS)
-        if "rounds" not in entry and "matches" not in entry:
-            raise _fail(path, f"{where}.rounds", "is required (or matches, or both)")
-        if "rounds" in entry:
-            _int(path, f"{where}.rounds", entry["rounds"], 1, MAX_ROUNDS)
-        if "matches" in entry:
-            _int(path, f"{where}.matches", entry["matches"], 1, MAX_MATCHES)
-        for key in ("presets", "players"):
-            if key in entry:
-                _list(path, f"{where}.{key}", entry[key])
-        if not all(isinstance(p, str) for p in entry.get("presets", [])):
-            raise _fail(path, f"{where}.presets", "must be a list of preset names")
-        for p in entry.get("players", []):
-            _int(path, f"{where}.players", p, 2, 10)
-        switches = entry.get("switches", {})
-        if not isinstance(switches, dict):
-            raise _fail(path, f"{where}.switches", "must be a table of key = value")
-        names = [f.name for f in dataclasses.fields(Rules)]
-        for key in switches:
-            if key not in names:
-                close = difflib.get_close_matches(key, names, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise _fail(
-                    path,
-                    f"{where}.switches",
-                    f"unknown rule switch {key!r}{hint}; valid switches: {', '.join(names)}",
-                )
-    return value
-
-
-def _matches(entry: dict, preset: str, rules: Rules) -> bool:
-    """Whether a cell matches a ``[[focus]]`` entry: its preset, player count and rule values
-    (switches compare with the cell's full rules, so a default value matches too)."""
-    return (
-        preset in entry.get("presets", [preset])
-        and rules.players in entry.get("players", [rules.players])
-        and all(getattr(rules, k, None) == v for k, v in entry.get("switches", {}).items())
-    )

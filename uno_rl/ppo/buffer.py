@@ -18,22 +18,32 @@ import numpy as np
 
 from uno_rl.core.actions import NUM_ACTIONS
 
+from .stored_obs import store
+
 __all__ = ["TurnBuffer"]
 
 
 class TurnBuffer:
     """Preallocated transitions (capacity C) of the learner's streams.
 
-    Arrays (first axis: transition): ``obs`` (C, F) float32, ``mask`` (C, A) bool (A: the
-    layout's ``actions``, 77 classic or 122 extended),
+    Arrays (first axis: transition): ``obs`` (C, F) of ``obs_dtype`` (float32, or int16
+    bfloat16 bits for a bfloat16 trunk: :mod:`uno_rl.ppo.stored_obs`), ``mask`` (C, A) bool
+    (A: the layout's ``actions``, 77 classic or 122 extended),
     ``action`` (C,) int64, ``logp`` and ``value`` (C,) float32 (under the policy that acted),
     ``reward`` (C,) float32, ``terminal`` (C,) bool, ``next`` (C,) int64 (-1: none yet),
     ``stream`` (C,) int64. ``last`` (S,) int64: each stream's newest transition (-1: none).
     """
 
-    def __init__(self, capacity: int, features: int, streams: int, actions: int = NUM_ACTIONS):
+    def __init__(
+        self,
+        capacity: int,
+        features: int,
+        streams: int,
+        actions: int = NUM_ACTIONS,
+        obs_dtype: np.dtype | type = np.float32,
+    ):
         self.capacity = capacity
-        self.obs = np.zeros((capacity, features), np.float32)
+        self.obs = np.zeros((capacity, features), obs_dtype)
         self.mask = np.zeros((capacity, actions), bool)
         self.action = np.zeros(capacity, np.int64)
         self.logp = np.zeros(capacity, np.float32)
@@ -46,8 +56,13 @@ class TurnBuffer:
         self.size = 0
         self.blocks: list[tuple[int, int]] = []
 
+    def store(self, obs: np.ndarray) -> np.ndarray:
+        """(k, F) observations as this buffer keeps them (:func:`.stored_obs.store`)."""
+        return store(obs, self.obs.dtype)
+
     def add(self, streams, obs, mask, action, logp, value) -> np.ndarray:
-        """Append one transition per stream in ``streams`` (distinct); returns their indices."""
+        """Append one transition per stream in ``streams`` (distinct); returns their indices.
+        ``obs``: float32 or already stored (:meth:`store`)."""
         k = len(streams)
         if self.size + k > self.capacity:
             raise RuntimeError(f"rollout buffer full ({self.capacity} transitions)")
@@ -55,7 +70,7 @@ class TurnBuffer:
         # for the (k, F) observations).
         block = slice(self.size, self.size + k)
         idx = np.arange(self.size, self.size + k)
-        self.obs[block], self.mask[block], self.action[block] = obs, mask, action
+        self.obs[block], self.mask[block], self.action[block] = self.store(obs), mask, action
         self.logp[block], self.value[block] = logp, value
         self.reward[block], self.terminal[block], self.next[block] = 0.0, False, -1
         self.stream[block] = streams

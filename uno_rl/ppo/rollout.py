@@ -39,6 +39,7 @@ from .config import TrainConfig
 from .inputs import NetworkInputs
 from .network import PolicyNetwork, masked_logits
 from .selfplay import SelfPlay, Stats, sample_policy
+from .stored_obs import BF16_BITS, as_float32, input_dtype, network_input
 
 __all__ = [
     "Collector",
@@ -56,7 +57,8 @@ __all__ = [
 class Rollout:
     """The trainable transitions of one update (T of them) and the counters of its games.
 
-    Arrays (first axis: transition): ``obs`` (T, F) float32 (the network's columns),
+    Arrays (first axis: transition): ``obs`` (T, F) float32, or int16 bfloat16 bits from
+    a bfloat16 trunk (the network's columns; :mod:`uno_rl.ppo.stored_obs`),
     ``mask`` (T, 77) bool, ``action`` (T,) int64, ``logp`` and ``value`` (T,) float32 under
     the policy that acted (refreshed for transitions carried from the last rollout),
     ``advantages`` and ``returns`` (T,) float32 (GAE). ``stats``: the games' counters.
@@ -161,8 +163,10 @@ class Collector:
             config.objective, config.win_bonus,
         )  # fmt: skip
         capacity = num_games * (config.rollout_steps + rules.players)
+        obs_dtype = BF16_BITS if network.trunk_bf16 else np.float32
         self.buffers = [
-            TurnBuffer(capacity, len(columns), self.play.streams, inputs.actions) for _ in range(2)
+            TurnBuffer(capacity, len(columns), self.play.streams, inputs.actions, obs_dtype)
+            for _ in range(2)
         ]
         self.buffer = self.buffers[0]  # after a rollout: only the carried transitions
 
@@ -175,7 +179,7 @@ class Collector:
         buffer, n = self.buffer, self.buffer.size
         if not n:
             return
-        feats = torch.from_numpy(buffer.obs[:n]).to(self.device)
+        feats = network_input(buffer.obs[:n], self.device, input_dtype(self.network.trunk_bf16))
         logits, value = self.network(feats)
         log_probs = torch.log_softmax(
             masked_logits(logits, torch.from_numpy(buffer.mask[:n]).to(self.device)), -1
@@ -214,7 +218,7 @@ class Collector:
             },
             "carried": {
                 "stream": to_tensor(carried.stream[:n]),
-                "obs": to_tensor(carried.obs[:n]),
+                "obs": to_tensor(as_float32(carried.obs[:n])),
                 "mask": to_tensor(carried.mask[:n]),
                 "action": to_tensor(carried.action[:n]),
                 "logp": to_tensor(carried.logp[:n]),

@@ -30,6 +30,7 @@ from uno_rl.core.state import State
 
 from .buffer import TurnBuffer
 from .network import PolicyNetwork, masked_log_probs, sample_masked
+from .stored_obs import input_dtype, network_input
 
 __all__ = ["LEARNER", "Stats", "SelfPlay", "sample_policy"]
 
@@ -45,8 +46,10 @@ def sample_policy(
     generator: torch.Generator,
     device: torch.device,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sample one legal action per row: ``(actions int64, log-probabilities, values)``."""
-    obs = torch.from_numpy(features).to(device)
+    """Sample one legal action per row: ``(actions int64, log-probabilities, values)``.
+
+    ``features``: (k, F) float32 or stored (:mod:`uno_rl.ppo.stored_obs`)."""
+    obs = network_input(features, device, input_dtype(network.trunk_bf16))
     mask = torch.from_numpy(masks).to(device)
     logits, value = network(obs)
     log_probs = masked_log_probs(logits, mask)
@@ -207,7 +210,7 @@ class SelfPlay:
             for code in np.unique(owner):
                 sel = np.flatnonzero(owner == code)
                 if code == LEARNER:
-                    feats = self._features(obs, sel)
+                    feats = buffer.store(self._features(obs, sel))
                     a, logp, value = learner(feats, masks[sel])
                     buffer.add(sel * p + actor[sel], feats, masks[sel], a, logp, value)
                 elif code <= len(self.pool):

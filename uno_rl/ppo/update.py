@@ -15,6 +15,7 @@ import torch
 from .config import TrainConfig
 from .network import PolicyNetwork, biased_log_probs_and_entropy, mask_bias
 from .rollout import Rollout
+from .stored_obs import input_dtype, network_input
 
 __all__ = ["ppo_update"]
 
@@ -30,11 +31,9 @@ def ppo_update(
     """``update_epochs`` passes of the clipped PPO loss over minibatches of ``rollout``
     (shuffled with ``generator``); returns the ``losses/`` metrics."""
     size = rollout.size
-    b_obs = torch.from_numpy(rollout.obs).to(device)
-    if network.trunk_bf16:
-        # The trunk reads bfloat16 anyway: cast once, not once per minibatch and epoch (the
-        # same values), and gather half the bytes.
-        b_obs = b_obs.to(torch.bfloat16)
+    # A bfloat16 trunk reads bfloat16 anyway: cast once (a bfloat16 rollout needs no cast),
+    # not once per minibatch and epoch, and gather half the bytes.
+    b_obs = network_input(rollout.obs, device, input_dtype(network.trunk_bf16))
     b_bias = mask_bias(torch.from_numpy(rollout.mask).to(device))
     b_action = torch.from_numpy(rollout.action).to(device)
     b_logp = torch.from_numpy(rollout.logp).to(device)

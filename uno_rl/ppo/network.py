@@ -134,8 +134,8 @@ class PolicyNetwork(nn.Module):
             extended).
         sigmoid_form: compute the same function as ``2 sigmoid(2z) - 1`` for each tanh, with
             the policy and value heads as one matrix product (:meth:`_folded`): equal up to
-            float rounding (about 1e-6), about 1.3x faster to train on a CPU, where PyTorch's
-            tanh kernel is several times slower than its sigmoid. A training setting, not
+            float rounding (about 1e-6); the bench's train row 1.12x faster on a CPU, where
+            PyTorch's tanh kernel is several times slower than its sigmoid. A training setting, not
             saved: a loaded bot computes with tanh, exactly as when it was shipped.
     """
 

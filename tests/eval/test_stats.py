@@ -76,7 +76,10 @@ def test_paired_test():
     same = paired_test(a, a)
     assert same.mean_difference == 0.0 and same.p_value == 1.0 and same.log10_p == 0.0
     shifted = paired_test(a + 1.0, a)  # every difference the same non-zero value
-    assert shifted.t == math.inf and shifted.p_value == 0.0 and shifted.log10_p == -math.inf
+    assert shifted.mean_difference == pytest.approx(1.0)
+    assert all(math.isnan(v) for v in (shifted.low, shifted.high, shifted.t, shifted.p_value))
+    few = paired_test([3.0, 3.0], [1.0, 1.0])  # two equal deals: no interval, no verdict
+    assert few.mean_difference == 2.0 and math.isnan(few.low) and math.isnan(few.log10_p)
     null = [paired_test(rng.random(500), rng.random(500)).p_value for _ in range(400)]
     assert 0.02 < np.mean(np.array(null) < 0.05) < 0.09  # about 5% false positives
     assert math.isnan(paired_test([1.0], [0.0]).p_value)

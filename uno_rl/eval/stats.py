@@ -136,8 +136,10 @@ def paired_test(a, b, confidence: float = 0.95) -> PairedTest:
     :func:`scipy.stats.ttest_rel`, with its t interval of the mean difference.
 
     With fewer than 2 pairs the result is all ``nan``. When every difference is the same
-    value the test is degenerate: ``t = 0``, ``p = 1`` if that value is 0, else ``t = ±inf``,
-    ``p = 0`` with the interval the value itself.
+    value the sample has no spread and the t interval is undefined: if that value is 0 (the
+    same results deal by deal) ``t = 0``, ``p = 1`` and the interval is ``[0, 0]``; otherwise
+    the mean difference is that value and the interval, ``t`` and ``p`` are ``nan`` -- a
+    handful of equal deals is no proof, and a zero-width interval would claim one.
     """
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     d = a - b
@@ -149,7 +151,7 @@ def paired_test(a, b, confidence: float = 0.95) -> PairedTest:
     if np.ptp(d) <= 8 * np.finfo(np.float64).eps * float(np.abs(d).max()):
         if mean == 0.0:
             return PairedTest(n, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
-        return PairedTest(n, mean, mean, mean, math.copysign(math.inf, mean), 0.0, -math.inf)
+        return PairedTest(n, mean, math.nan, math.nan, math.nan, math.nan, math.nan)
     result = stats.ttest_rel(a, b)
     ci = result.confidence_interval(confidence)
     t = float(result.statistic)

@@ -85,9 +85,12 @@ def test_shipped_bots_choose_exactly_as_before_on_recorded_observations():
         np.testing.assert_array_equal(greedy.numpy(), golden[f"{path.stem}/greedy"], path.stem)
         np.testing.assert_allclose(
             log_probs.gather(1, greedy[:, None]).squeeze(1).numpy(),
-            golden[f"{path.stem}/logp"], rtol=0, atol=1e-6,
+            golden[f"{path.stem}/logp"], rtol=1e-5, atol=1e-5,
         )  # fmt: skip
-        np.testing.assert_allclose(value.numpy(), golden[f"{path.stem}/value"], atol=1e-6)
+        # A few float32 ulps: CPUs with other matmul kernels sum in another order.
+        np.testing.assert_allclose(
+            value.numpy(), golden[f"{path.stem}/value"], rtol=1e-5, atol=1e-5
+        )
     # Through the agent API too: the shipped specs play the recorded choices greedily.
     agent = make_agent("ppo-official-2p", load_rules("official"), greedy=True)
     chosen = agent.act(obs, masks, np.random.default_rng(0))

@@ -67,7 +67,7 @@ def challenge_decisions(
 ) -> np.ndarray:
     """(k,) bool: challenge the +4 in each game (callers and it with the legal mask)."""
     policy = params["challenge"]
-    k = view.obs.shape[0]
+    k = view.num_games
     if policy == "never" or not rules.challenge_enabled:
         return np.zeros(k, bool)
     if not conditions.active_conditions(params, "challenge"):
@@ -79,7 +79,7 @@ def challenge_decisions(
 def _policy_decisions(rules, params, view, memory, rows) -> np.ndarray:
     """(k,) bool: the ``challenge`` policy's answer, conditions aside."""
     policy = params["challenge"]
-    k = view.obs.shape[0]
+    k = view.num_games
     if policy == "always":
         return np.ones(k, bool)
     bluffer = np.maximum(view.draw4_player, 0)
@@ -102,7 +102,7 @@ def bluff_estimate(
     rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """(k,) float64: the probability that the +4 on top was a bluff (0 where none is on top)."""
-    k = view.obs.shape[0]
+    k = view.num_games
     on_d4 = (view.previous_color >= 0) & (view.draw4_player > 0)
     previous = np.maximum(view.previous_color, 0)
     bluffer = np.maximum(view.draw4_player, 0)

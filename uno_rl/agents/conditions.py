@@ -177,7 +177,7 @@ class SituationFeatures:
     """
 
     def __init__(self, view: ObservationView, rules: Rules):
-        k = view.obs.shape[0]
+        k = view.num_games
         rows = np.arange(k)
         sizes = view.hand_sizes
         self.own_hand = sizes[:, 0]
@@ -191,15 +191,11 @@ class SituationFeatures:
         on_d4 = view.draw4_player > 0
         self.their_hand = np.where(on_d4, sizes[rows, np.maximum(view.draw4_player, 0)], 0)
         self.kept_color = on_d4 & (view.color == view.previous_color)
-        layout = view.layout
-        start = layout.starts["scores"]
-        scores = np.rint(view.obs[:, start : start + rules.players] * rules.match_target)
-        scores = scores.astype(np.int64)
+        scores = view.match_scores(rules.match_target)
         self.top_score = scores.max(axis=1)
         others = scores[:, 1:].max(axis=1) if rules.players > 1 else 0
         self.lead = scores[:, 0] - others
-        progress = view.obs[:, layout.starts["progress"]].astype(np.float64)
-        self.turn = np.rint(progress * rules.max_turns).astype(np.int64)
+        self.turn = view.decisions(rules.max_turns)
 
 
 def situation(view: ObservationView, rules: Rules) -> SituationFeatures:
@@ -228,7 +224,7 @@ def _holds(name: str, value, f: SituationFeatures) -> np.ndarray:
 
 def _combined(params: Mapping, side: str, view: ObservationView, rules: Rules, f=None):
     active = active_conditions(params, side)
-    k = view.obs.shape[0]
+    k = view.num_games
     if not active:
         return np.ones(k, bool)
     f = SituationFeatures(view, rules) if f is None else f
@@ -241,7 +237,7 @@ def bluff_allowed(params: Mapping, view: ObservationView, rules: Rules) -> np.nd
     counts it, so the condition on the *other* wilds compares ``wilds - 1``)."""
     active = active_conditions(params, "bluff")
     if not active:
-        return np.ones(view.obs.shape[0], bool)
+        return np.ones(view.num_games, bool)
     f = SituationFeatures(view, rules)
     f.wilds = np.maximum(f.wilds - 1, 0)
     return _combined(params, "bluff", view, rules, f)

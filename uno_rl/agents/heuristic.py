@@ -73,6 +73,7 @@ from uno_rl.core.phases import TARGET as TARGET_PHASE
 
 from . import challenge, conditions, new_cards
 from .base import Agent, Param, check_batch
+from .state_view import StateView
 from .view import ObservationView
 
 __all__ = ["COMMON_PARAMS", "HeuristicAgent"]
@@ -138,8 +139,20 @@ class HeuristicAgent(Agent):
         return challenge.new_memory(num_games, self.rules.players)
 
     def act(self, observations, masks, rng, memory=None, rows=None):
-        k = check_batch(observations, masks, True, self.rules)
-        view = ObservationView(observations, self.rules.players)
+        check_batch(observations, masks, True, self.rules)
+        return self.act_view(ObservationView(observations, self.rules.players), masks, rng,
+                             memory, rows)  # fmt: skip
+
+    def act_on_state(self, state, masks, rng) -> np.ndarray:
+        """(N,) int64: the actions of the acting seat of every game of ``state`` (N games),
+        memoryless, read straight from the state (:class:`~.state_view.StateView`): the
+        same actions as :meth:`act` on their observations, without building them (the
+        search agents' play-outs)."""
+        return self.act_view(StateView(state), np.asarray(masks), rng)
+
+    def act_view(self, view: ObservationView, masks, rng, memory=None, rows=None) -> np.ndarray:
+        """(k,) int64: the actions for the k games of ``view`` (:meth:`act`'s body)."""
+        k = view.num_games
         if memory is not None:
             rows = np.asarray(rows, np.int64)
             challenge.update_memory(memory, rows, view)
@@ -158,7 +171,7 @@ class HeuristicAgent(Agent):
             idx = np.flatnonzero(phase == ph)
             if int(ph) not in handlers:
                 raise ValueError(f"{self.name}: no decision in phase {int(ph)} (is the game over?)")
-            sub = view if idx.size == k else ObservationView(view.obs[idx], self.rules.players)
+            sub = view if idx.size == k else view.take(idx)
             sub_rows = None if rows is None else rows[idx]
             actions[idx] = handlers[int(ph)](sub, masks[idx], rng, memory, sub_rows)
         if memory is not None:
@@ -290,7 +303,7 @@ class HeuristicAgent(Agent):
         return TARGET + choice
 
     def _color(self, view, masks, rng, memory, rows):
-        kinds = np.full(view.obs.shape[0], WILD)
+        kinds = np.full(view.num_games, WILD)
         return CHOOSE_COLOR + self.name_color(view, kinds, rng)
 
     def _multi(self, view, masks, rng, memory, rows):

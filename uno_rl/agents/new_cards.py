@@ -97,7 +97,7 @@ def _effect_kinds(rules: Rules, symbol: int) -> np.ndarray:
 def held_back(view: ObservationView, rules: Rules) -> np.ndarray:
     """(k, K) bool: Swap and Shuffle Hands that would leave the player more cards than a
     plain card (negative gain), except a last card (it wins at once, without its effect)."""
-    k, kinds = view.obs.shape[0], rules.layout.num_kinds
+    k, kinds = view.num_games, rules.layout.num_kinds
     out = np.zeros((k, kinds), bool)
     last = _own(view) <= 1
     swap, _ = swap_gain(view, rules)
@@ -110,7 +110,7 @@ def gain_bonus(view: ObservationView, rules: Rules) -> np.ndarray:
     """(k, K) float64: :data:`GAIN_BONUS` plus the gain for Swap and Shuffle Hands that gain
     cards (0 elsewhere): such a card goes before any other."""
     swap, _ = swap_gain(view, rules)
-    out = np.zeros((view.obs.shape[0], rules.layout.num_kinds))
+    out = np.zeros((view.num_games, rules.layout.num_kinds))
     for gain, symbol in ((swap, SWAP_HANDS), (shuffle_gain(view), SHUFFLE_HANDS)):
         bonus = np.where(gain > 0, GAIN_BONUS + gain, 0.0)
         out += bonus[:, None] * _effect_kinds(rules, symbol)[None, :]
@@ -149,7 +149,7 @@ def boomerang_answers(view: ObservationView, rules: Rules, close: int) -> np.nda
     previous player for a Skip or +2, the ``draw4_player`` piece for a Targeted +4. The
     observation does not say who played a Targeted +2, so only the first test applies there.
     """
-    k = view.obs.shape[0]
+    k = view.num_games
     rows = np.arange(k)
     effect = rules.effect_rank[np.maximum(view.top, 0)]
     cause = np.where(view.draw4_player > 0, view.draw4_player, view.previous_seat)

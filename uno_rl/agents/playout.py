@@ -43,6 +43,17 @@ def values_of(
     return (engine.match_winner(finished).astype(np.int64) == seat).astype(np.float64)
 
 
+def _rollout_actions(policy: Agent, state: State, masks: np.ndarray, rng) -> np.ndarray:
+    """The rollout agent's actions for every lane of ``state``: from the state itself where
+    the agent can read it (the heuristics: the same actions, no observations built)."""
+    if hasattr(policy, "act_on_state"):
+        return policy.act_on_state(state, masks, rng)
+    obs = observe(state, state.actor.astype(np.int64)) if policy.needs_observation else None
+    if getattr(policy, "needs_state", False):
+        return policy.act(obs, masks, rng, state=state, games=np.arange(state.num_games))
+    return policy.act(obs, masks, rng)
+
+
 def play_out(
     lanes: State,
     policy: Agent,
@@ -84,11 +95,7 @@ def play_out(
                 values[index] = cut_off(state, seat[index])
             break
         masks = engine.legal_mask(state)
-        obs = observe(state, state.actor.astype(np.int64)) if policy.needs_observation else None
-        if getattr(policy, "needs_state", False):
-            actions = policy.act(obs, masks, rng, state=state, games=np.arange(index.size))
-        else:
-            actions = policy.act(obs, masks, rng)
+        actions = _rollout_actions(policy, state, masks, rng)
         result = engine.step(state, np.asarray(actions, np.int64), validate=False)
         decisions += 1
         over = result.match_over if objective == "match" else result.round_over

@@ -52,6 +52,15 @@ class ObservationView:
         self.players = int(players)
 
     @property
+    def num_games(self) -> int:
+        """k, the games (rows) of the view."""
+        return self.obs.shape[0]
+
+    def take(self, rows: np.ndarray) -> ObservationView:
+        """The view of the games ``rows`` (int64 indices) only."""
+        return ObservationView(self.obs[rows], self.players)
+
+    @property
     def extended(self) -> bool:
         """Whether the observations are in the extended layout."""
         return self.layout is EXTENDED
@@ -118,6 +127,18 @@ class ObservationView:
         """(k,) int64: while a +4 (or Targeted +4) is on top, the relative seat that played
         it; else -1."""
         return _one_hot(self._piece("draw4_player"))
+
+    def match_scores(self, match_target: int) -> np.ndarray:
+        """(k, players) int64: match scores of each relative seat (0 outside matches), from
+        the observation's share of ``match_target``."""
+        start = self.layout.starts["scores"]
+        return np.rint(self.obs[:, start : start + self.players] * match_target).astype(np.int64)
+
+    def decisions(self, max_turns: int) -> np.ndarray:
+        """(k,) int64: decisions taken this round, from the observation's share of
+        ``max_turns``."""
+        progress = self.obs[:, self.layout.starts["progress"]].astype(np.float64)
+        return np.rint(progress * max_turns).astype(np.int64)
 
     @cached_property
     def next_seat(self) -> np.ndarray:

@@ -99,7 +99,7 @@ def test_pimc_row_json(capsys):
 
 def test_pimc_row_refuses_a_bad_spec(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        bench.main([*TINY, "--rows", "pimc", "--pimc-spec", "pimc:determinizations=0"])
+        bench.main([*TINY, "--rows", "pimc", "--pimc-spec", "pimc:determinizations=-1"])
     assert exit_info.value.code == 2
     assert "parameter 'determinizations' must be in" in capsys.readouterr().err
 

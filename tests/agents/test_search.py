@@ -287,6 +287,41 @@ def test_a_draw_in_the_play_phase_leaves_a_void_over_the_cards_held_then():
     assert memory["old"][0, 1] == 2
 
 
+@pytest.mark.parametrize("infer", [True, False])
+def test_a_wild_played_leaves_a_void_over_the_colored_matches_kept(infer):
+    rules = scenario_rules("official")
+    g = build(rules, {0: ["red 3", "blue 5", "green 1"],
+                      1: ["wild", "yellow 2", "green 8", "blue 9"]},
+              top="red 5", actor=1, seed=7)  # fmt: skip
+    state = to_state([g])
+    agent = make_agent(f"pimc:{FAST},infer_wilds={str(infer).lower()}", rules)
+    memory, rows, ids = agent.new_memory(1), np.zeros(1, np.int64), np.arange(1)
+    observer = np.zeros(1, np.int64)
+    layout = rules.layout
+    colored_matches = playable_kinds(state, ids)[0] & ~layout.names_color  # reds and fives
+    agent.watch(memory, rows, state, ids, observer, np.array([act("wild blue")]))
+    engine.step(state, np.array([act("wild blue")]))
+    _, void, covered = constraints(memory, rows, state, ids)
+    if not infer:
+        assert not void.any() and covered[0, 1] == 0
+        return
+    assert (void[0, 1] == colored_matches).all() and covered[0, 1] == 3
+    assert not void[0, 1, layout.names_color].any()  # it may still hold wilds
+    worlds = agent.worlds(
+        state, ids, 500, np.random.default_rng(1), Knowledge(*constraints(memory, rows, state, ids))
+    )
+    assert (worlds.hands[:, 1].sum(axis=1) == 3).all()
+    assert not worlds.hands[:, 1][:, colored_matches].any()
+    # After a draw, the old void covers the three old cards only and a new wild play joins it.
+    state.actor[0] = 1
+    watch(memory, rows, state, ids, observer, np.array([act("draw")]), infer_wilds=True)
+    assert memory["old"][0, 1] == 3
+    state.hand_size[0, 1] += 1  # the drawn card
+    state.phase[0] = 0
+    watch(memory, rows, state, ids, observer, np.array([act("wild red")]), infer_wilds=True)
+    assert memory["old"][0, 1] == 3 and memory["void"][0, 1][colored_matches].all()
+
+
 def test_voids_are_forgotten_at_a_new_round_of_a_match():
     rules = load_rules("official", players=2, match=True)
     state = played_states("official", 2, games=4, match=True)
@@ -366,6 +401,27 @@ def test_search_is_deterministic_and_legal(spec):
     assert masks[ids, a].all()
 
 
+@pytest.mark.parametrize(
+    ("players", "pimc_worlds", "ismcts_iterations"), [(2, 32, 128), (4, 64, 256)]
+)
+def test_the_default_budget_grows_with_the_hidden_hands(players, pimc_worlds, ismcts_iterations):
+    state = played_states("official", players, games=6, steps=12, seed=2)
+    masks = engine.legal_mask(state)
+    ids = np.arange(state.num_games)
+    for auto, explicit in [
+        ("pimc:rollouts=1", f"pimc:rollouts=1,determinizations={pimc_worlds}"),
+        ("ismcts:wave=64", f"ismcts:wave=64,iterations={ismcts_iterations}"),
+    ]:
+        a, b = (
+            make_agent(spec, state.rules).act(
+                None, masks, np.random.default_rng(5), state=state, games=ids
+            )
+            for spec in (auto, explicit)
+        )
+        assert np.array_equal(a, b), auto
+    assert make_agent("pimc", state.rules).auto_worlds() == pimc_worlds
+
+
 def test_search_agents_play_through_the_evaluator_for_any_number_of_workers():
     import pandas as pd
 
@@ -405,7 +461,7 @@ def test_bad_search_parameters_get_one_clear_line():
     with pytest.raises(AgentError, match="cutoff=5 needs a rollout agent that estimates"):
         make_agent("pimc:cutoff=5", rules)
     with pytest.raises(AgentError, match="parameter 'determinizations' must be in"):
-        make_agent("pimc:determinizations=0", rules)
+        make_agent("pimc:determinizations=-1", rules)
     with pytest.raises(AgentError, match="unknown agent|no agent|not found|no strategy"):
         make_agent("pimc:rollout=no-such-agent", rules)
     agent = make_agent(f"pimc:{FAST}", rules)

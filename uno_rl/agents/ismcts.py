@@ -36,8 +36,12 @@ class ISMCTSAgent(SearchAgent):
     summary = "information-set MCTS: UCB1 over own actions, a fresh world every play-out"
     PARAMS = {
         "iterations": Param(
-            128, "play-outs per legal action (the decision's lane budget)", low=1, high=1_000_000
-        ),  # fmt: skip
+            0,
+            "play-outs per legal action (the decision's lane budget); 0: pimc's default "
+            "budget, 128 at 2 players, 256 at more",
+            low=0,
+            high=1_000_000,
+        ),
         "wave": Param(
             16, "play-outs per legal action in each batched wave of iterations", low=1, high=100_000
         ),  # fmt: skip
@@ -58,7 +62,8 @@ class ISMCTSAgent(SearchAgent):
 
     def _search_chunk(self, state, games, masks, rng, known) -> np.ndarray:
         k, actions = masks.shape
-        wave, iterations = self.params["wave"], self.params["iterations"]
+        wave = self.params["wave"]
+        iterations = self.params["iterations"] or (128 if self.rules.players == 2 else 256)
         legal = masks.sum(axis=1)
         visits = np.zeros((k, actions), np.float64)
         total = np.zeros((k, actions), np.float64)

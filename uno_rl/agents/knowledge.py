@@ -12,7 +12,10 @@ Two kinds of knowledge, kept per game slot (the first axis) and seat, and turned
   draws are new cards; a card it plays that the void allows may have been one of the old
   ones, so ``old`` shrinks by one; a card the void forbids was a new one. A later draw in
   the play phase sets a new void over the whole hand (joined with the old one if every card
-  was still an old one).
+  was still an old one). A player who plays a wild (a +4 included) in the play phase held no
+  playable colored card (an assumption, ``infer_wilds``: ``color-first`` and ``rule`` play
+  wilds last): a void over the colored matches of the top card and color, covering the cards
+  it keeps (joined with the old void if every one of them was an old card).
 
 Everything comes from the state as the seat sees it and the actions as they are played
 (:func:`watch`, called before every step by the evaluator, the terminal game and replays,
@@ -82,9 +85,11 @@ def watch(
     observer: np.ndarray,
     actions: np.ndarray,
     infer_draws: bool = True,
+    infer_wilds: bool = False,
 ) -> None:
     """Update the memory slots ``rows`` (k,) of seat ``observer`` (k,) with the actions (k,)
-    the actors of ``games`` (k,) are about to play (called before the step)."""
+    the actors of ``games`` (k,) are about to play (called before the step). ``infer_draws``
+    and ``infer_wilds``: the assumptions of the module docstring."""
     rows, games = np.asarray(rows, np.int64), np.asarray(games, np.int64)
     observer, actions = np.asarray(observer, np.int64), np.asarray(actions, np.int64)
     _forget_new_rounds(memory, rows, state, games)
@@ -98,8 +103,7 @@ def watch(
     if played.any():
         r, s = rows[played], actor[played]
         allowed_old = ~memory["void"][r, s, kind[played]]
-        memory["old"][r, s] -= allowed_old.astype(np.int16)
-        np.maximum(memory["old"][r, s], 0, out=memory["old"][r, s])
+        memory["old"][r, s] = np.maximum(memory["old"][r, s] - allowed_old.astype(np.int16), 0)
     # A draw in the play phase: a void over the hand held then.
     informative = infer_draws or not state.rules.voluntary_draw
     drew = other & (actions == DRAW) & (state.phase[games] == PLAY) & informative
@@ -110,6 +114,16 @@ def watch(
         void |= memory["void"][r, s] & still_all_old[:, None]
         memory["void"][r, s] = void
         memory["old"][r, s] = hand[drew]
+    # A wild played in the play phase: none of the colored matches among the cards kept.
+    wild = played & layout.names_color[np.maximum(kind, 0)] & (state.phase[games] == PLAY)
+    if infer_wilds and wild.any():
+        r, s = rows[wild], actor[wild]
+        kept = hand[wild] - 1
+        void = playable_kinds(state, games[wild]) & ~layout.names_color[None, :]
+        still_all_old = memory["old"][r, s] >= kept
+        void |= memory["void"][r, s] & still_all_old[:, None]
+        memory["void"][r, s] = void
+        memory["old"][r, s] = kept
     # Swaps and shuffles move hands: what was known of them is gone.
     shuffled = state.shuffled[games]
     for slot in range(2):

@@ -28,7 +28,11 @@ class PIMCAgent(SearchAgent):
     summary = "determinized Monte Carlo search: each action played out in sampled worlds"
     PARAMS = {
         "determinizations": Param(
-            32, "worlds sampled per decision (hidden hands and pile)", low=1, high=4096
+            0,
+            "worlds sampled per decision (hidden hands and pile); 0: 32 at 2 players, 64 at "
+            "more (more hidden hands)",
+            low=0,
+            high=4096,
         ),
         "rollouts": Param(
             4, "draw-pile orders per world, each played out once per action", low=1, high=4096
@@ -36,8 +40,14 @@ class PIMCAgent(SearchAgent):
         **SearchAgent.PARAMS,
     }
 
+    def auto_worlds(self) -> int:
+        """The worlds of ``determinizations=0``: 32 at 2 players, 64 at more (4 players: with
+        64 instead of 32, +0.21 instead of -1.48 net points a round against three
+        ``color-first`` on the same 3,000 rounds, README)."""
+        return 32 if self.rules.players == 2 else 64
+
     def search(self, state, games, masks, rng, known) -> np.ndarray:
-        d, r = self.params["determinizations"], self.params["rollouts"]
+        d, r = self.params["determinizations"] or self.auto_worlds(), self.params["rollouts"]
         per_game = d * r
         k = games.size
         chosen = np.empty(k, np.int64)

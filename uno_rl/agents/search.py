@@ -85,6 +85,11 @@ class SearchAgent(Agent):
             "assume a player who draws in the play phase held nothing playable (certain "
             "under voluntary_draw=false; the zoo's heuristics draw only when they must)",
         ),
+        "infer_wilds": Param(
+            False,
+            "assume a player who plays a wild in the play phase held no playable colored "
+            "card (color-first and rule play wilds last; off: it did not help, see the README)",
+        ),
         "bluff_belief": Param(
             0.0,
             "share of the others' +4s awaiting this agent's answer it believes are bluffs (the "
@@ -133,7 +138,10 @@ class SearchAgent(Agent):
     def watch(self, memory, rows, state, games, observer, actions) -> None:
         """Remember the public events of ``games`` (the actors' ``actions``, before the step)
         as seat ``observer`` sees them (:func:`uno_rl.agents.knowledge.watch`)."""
-        watch(memory, rows, state, games, observer, actions, self.params["infer_draws"])
+        watch(
+            memory, rows, state, games, observer, actions, self.params["infer_draws"],
+            self.params["infer_wilds"],
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ protocol
     def act(self, observations, masks, rng, memory=None, rows=None, state=None, games=None):

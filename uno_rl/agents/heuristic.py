@@ -143,12 +143,12 @@ class HeuristicAgent(Agent):
         return self.act_view(ObservationView(observations, self.rules.players), masks, rng,
                              memory, rows)  # fmt: skip
 
-    def act_on_state(self, state, masks, rng) -> np.ndarray:
-        """(N,) int64: the actions of the acting seat of every game of ``state`` (N games),
-        memoryless, read straight from the state (:class:`~.state_view.StateView`): the
-        same actions as :meth:`act` on their observations, without building them (the
-        search agents' play-outs)."""
-        return self.act_view(StateView(state), np.asarray(masks), rng)
+    def act_on_state(self, state, masks, rng, rows=None) -> np.ndarray:
+        """(k,) int64: the actions of the acting seat of the games ``rows`` (k,) of ``state``
+        (None: all N), memoryless, read straight from the state
+        (:class:`~.state_view.StateView`): the same actions as :meth:`act` on their
+        observations, without building them (the search agents' play-outs)."""
+        return self.act_view(StateView(state, rows), np.asarray(masks), rng)
 
     def act_view(self, view: ObservationView, masks, rng, memory=None, rows=None) -> np.ndarray:
         """(k,) int64: the actions for the k games of ``view`` (:meth:`act`'s body)."""

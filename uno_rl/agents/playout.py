@@ -43,11 +43,14 @@ def values_of(
     return (engine.match_winner(finished).astype(np.int64) == seat).astype(np.float64)
 
 
-def _rollout_actions(policy: Agent, state: State, masks: np.ndarray, rng) -> np.ndarray:
-    """The rollout agent's actions for every lane of ``state``: from the state itself where
-    the agent can read it (the heuristics: the same actions, no observations built)."""
+def _rollout_actions(
+    policy: Agent, state: State, rows: np.ndarray | None, masks: np.ndarray, rng
+) -> np.ndarray:
+    """The rollout agent's actions for the lanes ``rows`` of ``state`` (None: all): from the
+    state itself where the agent can read it (the heuristics: the same actions, no
+    observations built); other agents get every lane (``rows`` None)."""
     if hasattr(policy, "act_on_state"):
-        return policy.act_on_state(state, masks, rng)
+        return policy.act_on_state(state, masks, rng, rows)
     obs = observe(state, state.actor.astype(np.int64)) if policy.needs_observation else None
     if getattr(policy, "needs_state", False):
         return policy.act(obs, masks, rng, state=state, games=np.arange(state.num_games))
@@ -84,27 +87,33 @@ def play_out(
         raise ValueError("objective 'match' needs match rules (match = true)")
     seat = np.asarray(seat, np.int64)
     values = np.zeros(lanes.num_games, np.float64)
-    # The running lanes are always the whole of ``state`` (``index``: each row's lane): the
-    # finished ones are dropped at once, one copy of the rest per step that ends some, which
-    # is cheaper than stepping a subset (and observing a copy of it) at every step.
+    # ``state`` row i is lane ``index[i]``; ``live`` the rows still running. A heuristic
+    # reads the live rows in place and only they are stepped; the finished rows are dropped
+    # (one copy of the rest) once they are half of ``state``. Other agents observe the whole
+    # batch: for them the finished rows are dropped at every step that ends some.
+    in_place = hasattr(policy, "act_on_state")
     state, index = lanes, np.arange(lanes.num_games)
+    live = index
     decisions = 0
-    while index.size:
+    while live.size:
+        rows = None if live.size == state.num_games else live
         if max_decisions and decisions >= max_decisions:
             if cut_off is not None:
-                values[index] = cut_off(state, seat[index])
+                running = state if rows is None else state.take(rows)
+                values[index[live]] = cut_off(running, seat[index[live]])
             break
-        masks = engine.legal_mask(state)
-        actions = _rollout_actions(policy, state, masks, rng)
-        result = engine.step(state, np.asarray(actions, np.int64), validate=False)
+        masks = engine.legal_mask(state, rows, validate=False)
+        actions = _rollout_actions(policy, state, rows, masks, rng)
+        result = engine.step(state, np.asarray(actions, np.int64), rows, validate=False)
         decisions += 1
         over = result.match_over if objective == "match" else result.round_over
         ended = np.flatnonzero(over)
         if ended.size:
-            finished = state.take(ended) if objective == "match" else None
-            values[index[ended]] = values_of(objective, result, ended, seat[index[ended]], finished)
-            going = np.flatnonzero(~over)
-            if going.size:
-                state = state.take(going)
-            index = index[going]
+            lane = index[live[ended]]
+            finished = state.take(live[ended]) if objective == "match" else None
+            values[lane] = values_of(objective, result, ended, seat[lane], finished)
+            live = live[~over]
+            if live.size and (not in_place or 2 * live.size <= state.num_games):
+                state, index = state.take(live), index[live]
+                live = np.arange(live.size)
     return values

@@ -4,7 +4,8 @@ The agent plays every seat of ``PIMC_GAMES`` 2-player games under the official r
 as the core rows' games, so they are spread over their rounds); each timed step is one batched
 call of the agent for every game, then the engine step; finished rounds are re-dealt.
 Decisions with one legal action count too (the agent plays them without search), as they do
-in a real game.
+in a real game. The agent keeps a memory per seat and watches every action, as in the
+evaluator (what it knows of the other hands, the others' recent decisions).
 """
 
 from __future__ import annotations
@@ -36,12 +37,30 @@ def play_step(state, actions: np.ndarray, rng: np.random.Generator) -> tuple[int
 
 
 def search_stepper(state, agent, rng: np.random.Generator) -> StepFn:
-    """One decision of ``agent`` in every game of ``state``; finished rounds are re-dealt."""
+    """One decision of ``agent`` in every game of ``state``, with a memory per seat watching
+    every action, as in the evaluator; finished rounds are re-dealt (and forgotten)."""
     games = np.arange(state.num_games)
+    seats = np.arange(state.rules.players)
+    memories = [agent.new_memory(state.num_games) for _ in seats]
 
     def step() -> tuple[int, int]:
         masks = engine.legal_mask(state)
-        return play_step(state, agent.act(None, masks, rng, state=state, games=games), rng)
+        actor = state.actor.astype(np.int64)
+        actions = np.empty(state.num_games, np.int64)
+        for seat, memory in zip(seats, memories):
+            rows = np.flatnonzero(actor == seat)
+            if rows.size:
+                actions[rows] = agent.act(None, masks[rows], rng, memory, rows, state=state,
+                                          games=rows)  # fmt: skip
+        for seat, memory in zip(seats, memories):
+            agent.watch(memory, games, state, games, np.full(games.size, seat), actions)
+        done = engine.step(state, actions).round_over
+        finished = int(np.count_nonzero(done))
+        if finished:
+            for memory in memories:
+                agent.reset_memory(memory, np.flatnonzero(done))
+            engine.reset_games(state, done, new_seeds(rng, finished))
+        return state.num_games, finished
 
     return step
 

@@ -37,7 +37,7 @@ from uno_rl.core.phases import RESPOND
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.state import State
 
-__all__ = ["bluff_kinds", "determinize", "unseen_cards"]
+__all__ = ["bluff_kinds", "clear_hidden_records", "deal_unseen", "determinize", "unseen_cards"]
 
 
 def unseen_cards(state: State, games: np.ndarray, observer: np.ndarray) -> np.ndarray:
@@ -109,7 +109,7 @@ def determinize(
         forbidden = _per_lane(np.asarray(void, bool), k, copies)
         if void_cards is not None:
             covered = np.minimum(_per_lane(np.asarray(void_cards, np.int64), k, copies), need)
-    card, owner_lane, to_seat, position = _deal_unseen(unseen, need, forbidden, covered, rng)
+    card, owner_lane, to_seat, position = deal_unseen(unseen, need, forbidden, covered, rng)
     dealt = to_seat < p
     flat = (owner_lane[dealt] * p + to_seat[dealt]) * kinds + card[dealt]
     held += np.bincount(flat, minlength=n * p * kinds).reshape(n, p, kinds).astype(np.int16)
@@ -120,7 +120,7 @@ def determinize(
     lanes.pile[owner_lane[in_pile], position[in_pile]] = card[in_pile]
 
     lanes.key[:] = new_seeds(rng, n)
-    _clear_hidden_records(lanes, seat)
+    clear_hidden_records(lanes, seat)
     _recompute_bluff(lanes, seat)
     lanes.invalidate()
     return lanes
@@ -148,7 +148,7 @@ def bluff_kinds(state: State, games: np.ndarray) -> np.ndarray:
     return ~legal.reshape(games.size, kinds)
 
 
-def _deal_unseen(
+def deal_unseen(
     unseen: np.ndarray, need: np.ndarray, forbidden: np.ndarray | None, covered: np.ndarray,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
@@ -202,7 +202,7 @@ def _rank_in_lane(selected: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray
     return rank - base[owner]
 
 
-def _clear_hidden_records(lanes: State, seat: np.ndarray) -> None:
+def clear_hidden_records(lanes: State, seat: np.ndarray) -> None:
     """Forget what ``seat`` (n,) could not see: other viewers' reveals, others' swaps, drawn
     cards of other seats, the per-seat bluff counters of the others."""
     lane = np.arange(lanes.num_games)

@@ -72,8 +72,8 @@ def _forget_new_rounds(memory: Mapping[str, np.ndarray], rows: np.ndarray, state
     new = memory["round"][rows] != key
     if new.any():
         fresh = new_knowledge(1, memory["void"].shape[1], memory["void"].shape[2])
-        for name, array in memory.items():
-            array[rows[new]] = fresh[name][0]
+        for name, array in fresh.items():  # a memory may hold more (:mod:`.belief`: its own)
+            memory[name][rows[new]] = array[0]
         memory["round"][rows[new]] = key[new]
 
 

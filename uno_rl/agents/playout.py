@@ -18,7 +18,7 @@ from uno_rl.core.state import State
 
 from .base import Agent
 
-__all__ = ["OBJECTIVES", "CutOff", "play_out", "values_of"]
+__all__ = ["OBJECTIVES", "CutOff", "play_out", "rollout_actions", "values_of"]
 
 #: What a finished lane is worth to its seat: ``points`` its net card points of the round
 #: (zero-sum), ``win`` 1 for winning the round (0 otherwise, a cut round included), ``match``
@@ -43,7 +43,7 @@ def values_of(
     return (engine.match_winner(finished).astype(np.int64) == seat).astype(np.float64)
 
 
-def _rollout_actions(
+def rollout_actions(
     policy: Agent, state: State, rows: np.ndarray | None, masks: np.ndarray, rng
 ) -> np.ndarray:
     """The rollout agent's actions for the lanes ``rows`` of ``state`` (None: all): from the
@@ -103,7 +103,7 @@ def play_out(
                 values[index[live]] = cut_off(running, seat[index[live]])
             break
         masks = engine.legal_mask(state, rows, validate=False)
-        actions = _rollout_actions(policy, state, rows, masks, rng)
+        actions = rollout_actions(policy, state, rows, masks, rng)
         result = engine.step(state, np.asarray(actions, np.int64), rows, validate=False)
         decisions += 1
         over = result.match_over if objective == "match" else result.round_over

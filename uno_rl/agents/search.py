@@ -10,7 +10,11 @@ player's hand in every world until a reshuffle, a hand shuffle or a swap. While 
 another seat awaits its answer, ``bluff_belief`` of the worlds hold a bluff (the +4 player holds
 a card that made it one) and the others none (:meth:`SearchAgent.answer_constraints`): drawn
 uniformly, most hands would hold such a card, and a search would challenge players who never
-bluff.
+bluff. With ``explain`` < 1 (the default) the memory also keeps *belief particles*: guesses of
+the other hands weighted by how well a model of their play (the rollout agent by default)
+explains each of their decisions (:mod:`uno_rl.agents.belief`); the worlds take the other
+hands from them, except while a +4 awaits this seat's answer or after a challenge showed a
+hand (the knowledge above then decides).
 
 A decision with one legal action is played without search. ``cutoff = K`` stops every
 play-out after K decisions and values the unfinished lanes with the rollout agent's value
@@ -29,6 +33,7 @@ from uno_rl.core.phases import RESPOND
 from uno_rl.core.state import State
 
 from .base import Agent, AgentError, Param, check_batch
+from .belief import Belief, current_belief, new_belief, observe_event, resample
 from .determinize import bluff_kinds, determinize, unseen_cards
 from .knowledge import constraints, new_knowledge, watch
 from .playout import OBJECTIVES, play_out, values_of
@@ -39,14 +44,19 @@ __all__ = ["Knowledge", "SearchAgent", "reshuffle_piles"]
 class Knowledge(NamedTuple):
     """What the acting seats know of the others (:func:`uno_rl.agents.knowledge.constraints`):
     ``cards`` (k, P, K) known held, ``void`` (k, P, K) kinds not held among ``covered`` (k, P)
-    of their cards; all None without a memory."""
+    of their cards; ``belief`` the particles of their hands (:mod:`uno_rl.agents.belief`); all
+    None without a memory."""
 
     cards: np.ndarray | None = None
     void: np.ndarray | None = None
     covered: np.ndarray | None = None
+    belief: Belief | None = None
 
     def take(self, rows: np.ndarray) -> Knowledge:
-        return Knowledge(*(None if a is None else a[rows] for a in self))
+        return Knowledge(
+            *(None if a is None else a[rows] for a in self[:3]),
+            None if self.belief is None else self.belief.take(rows),
+        )
 
 
 def reshuffle_piles(lanes: State, rng: np.random.Generator) -> None:
@@ -97,6 +107,29 @@ class SearchAgent(Agent):
             low=0.0,
             high=1.0,
         ),
+        "explain": Param(
+            0.1,
+            "weight floor of a belief particle for each of the others' decisions the model "
+            "would not have taken (1: no particles, worlds drawn uniformly; 0: such particles "
+            "are all but dropped)",
+            low=0.0,
+            high=1.0,
+        ),
+        "particles": Param(
+            64,
+            "belief particles per game (guesses of the other hands), when explain < 1",
+            low=1,
+            high=4096,
+        ),
+        "samples": Param(
+            4,
+            "draws of the model per decision and particle (it breaks ties at random)",
+            low=1,
+            high=64,
+        ),
+        "model": Param(
+            "", "agent whose play explains the others' decisions (empty: the rollout agent)"
+        ),
         "lanes": Param(
             131072,
             "most play-out lanes stepped at once (memory, about 1.5 KB each, and speed)",
@@ -116,6 +149,11 @@ class SearchAgent(Agent):
         self.policy = make_agent(self.params["rollout"], rules)
         if self.policy.needs_state:
             raise AgentError(f"agent {self.name!r}: the rollout agent cannot be a search agent")
+        self.model = self.policy
+        if self.params["model"]:
+            self.model = make_agent(self.params["model"], rules)
+            if self.model.needs_state:
+                raise AgentError(f"agent {self.name!r}: the model cannot be a search agent")
         self.cut_off = None
         if self.params["cutoff"]:
             objective = self.params["objective"]
@@ -132,8 +170,16 @@ class SearchAgent(Agent):
             self.cut_off = lambda state, seat: estimate(state, seat, objective)
 
     # ------------------------------------------------------------------ memory
+    @property
+    def explains(self) -> bool:
+        """Whether the memory keeps belief particles (:mod:`uno_rl.agents.belief`)."""
+        return self.params["explain"] < 1.0
+
     def new_memory(self, num_games: int) -> dict[str, np.ndarray]:
-        return new_knowledge(num_games, self.rules.players, self.rules.layout.num_kinds)
+        memory = new_knowledge(num_games, self.rules.players, self.rules.layout.num_kinds)
+        if self.explains:
+            memory.update(new_belief(num_games, self.rules, self.params["particles"]))
+        return memory
 
     def watch(self, memory, rows, state, games, observer, actions) -> None:
         """Remember the public events of ``games`` (the actors' ``actions``, before the step)
@@ -142,6 +188,12 @@ class SearchAgent(Agent):
             memory, rows, state, games, observer, actions, self.params["infer_draws"],
             self.params["infer_wilds"],
         )  # fmt: skip
+        if "belief_hands" in memory:
+            observe_event(
+                memory, np.asarray(rows, np.int64), state, np.asarray(games, np.int64),
+                np.asarray(observer, np.int64), np.asarray(actions, np.int64), self.model,
+                self.params["explain"], self.params["samples"],
+            )  # fmt: skip
 
     # ------------------------------------------------------------------ protocol
     def act(self, observations, masks, rng, memory=None, rows=None, state=None, games=None):
@@ -155,7 +207,11 @@ class SearchAgent(Agent):
         games = np.asarray(games, np.int64)
         if games.shape != (k,):
             raise ValueError(f"games must have one entry per mask row ({k}), got {games.shape}")
-        known = Knowledge(*constraints(memory, rows, state, games))
+        cards, void, covered = constraints(memory, rows, state, games)
+        belief = None
+        if memory is not None and "belief_hands" in memory:
+            belief = current_belief(memory, np.asarray(rows, np.int64), state, games)
+        known = Knowledge(cards, void, covered, belief)
         legal = masks.sum(axis=1)
         actions = masks.argmax(axis=1).astype(np.int64)
         choice = np.flatnonzero(legal >= 2)
@@ -174,10 +230,47 @@ class SearchAgent(Agent):
         known: Knowledge,
     ) -> State:  # fmt: skip
         """``copies`` worlds of each of ``games`` (repeats allowed) for its acting seat, under
-        what it knows and its belief about a +4 awaiting its answer."""
+        what it knows and its belief about a +4 awaiting its answer; where the memory keeps
+        belief particles (and no challenge showed a hand), the other hands are particles
+        drawn by weight (:mod:`uno_rl.agents.belief`)."""
         seat = state.actor[games].astype(np.int64)
         cards, void, covered = self.answer_constraints(state, games, seat, copies, rng, known)
+        belief = known.belief
+        if belief is not None:
+            # A revealed hand and a +4 awaiting this seat's answer (bluff_belief) keep the
+            # knowledge's worlds.
+            use = belief.on & ~self._answering(state, games, seat)
+            if known.cards is not None:
+                use &= ~known.cards.any(axis=(1, 2))
+            if use.any():
+                cards, void, covered = self._particle_constraints(
+                    games.size, copies, cards, void, covered, belief, use, rng
+                )
         return determinize(state, games, seat, copies, rng, cards, void, covered)
+
+    def _particle_constraints(self, k, copies, cards, void, covered, belief, use, rng):
+        """Per-world ``(known, void, covered)``: the games ``use`` (k,) bool take every other
+        hand from a particle drawn by weight, the others keep ``cards``, ``void``,
+        ``covered`` (per game or per world, or None)."""
+        p, kinds, n = self.rules.players, self.rules.layout.num_kinds, belief.log_weight.shape[1]
+
+        def per_world(array, shape, dtype):
+            if array is None:
+                return np.zeros((k * copies, *shape), dtype)
+            if array.shape[0] == k * copies and copies != 1:
+                return array.astype(dtype, copy=True)
+            return np.repeat(array, copies, axis=0).astype(dtype)
+
+        cards = per_world(cards, (p, kinds), np.int16)
+        void = per_world(void, (p, kinds), bool)
+        covered = per_world(covered, (p,), np.int64)
+        u = np.flatnonzero(use)
+        pick = resample(belief.log_weight[u], u.size, n, copies, rng) % n
+        lanes = (u[:, None] * copies + np.arange(copies)[None, :]).ravel()
+        cards[lanes] = belief.hands[np.repeat(u, copies), pick]
+        void[lanes] = False
+        covered[lanes] = 0
+        return cards, void, covered
 
     def answer_constraints(
         self, state: State, games: np.ndarray, seat: np.ndarray, copies: int,
@@ -190,10 +283,8 @@ class SearchAgent(Agent):
         card); per world then, per game elsewhere."""
         rules = self.rules
         player = state.draw4_player[games].astype(np.int64)
-        top = state.top[games].astype(np.int64)
-        answering = (state.phase[games] == RESPOND) & rules.layout.draw_four_like[top]
-        answering &= (player >= 0) & (player != seat) & (state.prev_top[games] >= 0)
-        if not rules.challenge_enabled or not answering.any():
+        answering = self._answering(state, games, seat)
+        if not answering.any():
             return known.cards, known.void, known.covered
         k, p, kinds = games.size, rules.players, state.hands.shape[2]
         n = k * copies
@@ -225,6 +316,15 @@ class SearchAgent(Agent):
             pick = (weights.cumsum(axis=1) < rng.random(int(bluff.sum()))[:, None]).sum(axis=1)
             cards[lanes[bluff], owner[bluff], np.minimum(pick, kinds - 1)] += 1
         return cards, void, covered
+
+    def _answering(self, state: State, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """(k,) bool: a +4 of another seat awaits the answer of ``seat`` (k,) in ``games``."""
+        if not self.rules.challenge_enabled:
+            return np.zeros(games.size, bool)
+        player = state.draw4_player[games].astype(np.int64)
+        top = state.top[games].astype(np.int64)
+        answering = (state.phase[games] == RESPOND) & self.rules.layout.draw_four_like[top]
+        return answering & (player >= 0) & (player != seat) & (state.prev_top[games] >= 0)
 
     def evaluate_actions(
         self, worlds: State, world_of_lane: np.ndarray, actions: np.ndarray,

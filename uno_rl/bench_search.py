@@ -2,10 +2,11 @@
 
 The agent plays every seat of ``PIMC_GAMES`` 2-player games under the official rules (aged,
 as the core rows' games, so they are spread over their rounds); each timed step is one batched
-call of the agent for every game, then the engine step; finished rounds are re-dealt.
+call of the agent per seat (the games where that seat acts), then the engine step; finished
+rounds are re-dealt.
 Decisions with one legal action count too (the agent plays them without search), as they do
 in a real game. The agent keeps a memory per seat and watches every action, as in the
-evaluator (what it knows of the other hands, the others' recent decisions).
+evaluator (what it knows of the other hands, its belief particles).
 """
 
 from __future__ import annotations

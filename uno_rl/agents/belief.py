@@ -232,10 +232,10 @@ def observe_event(
     weigh = (actor != observer) & (state.phase[games] != DRAWN)
     if weigh.any():
         w = np.flatnonzero(weigh)
-        log_w[rows[w]] += _decision_log_likelihood(
+        weighed = log_w[rows[w]] + _decision_log_likelihood(
             hands[rows[w]], state, games[w], observer[w], actions[w], model, rng, floor, samples
         )
-        np.maximum(log_w, _LOG_FLOOR, out=log_w)
+        log_w[rows[w]] = np.maximum(weighed, _LOG_FLOOR)
         _resample_degenerate(memory, rows[w], rng)
     if played.size:  # the card leaves its player's hand in every particle
         r, s, c = rows[played], actor[played], kind[played]

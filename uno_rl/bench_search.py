@@ -78,5 +78,5 @@ def pimc_row(spec: str, seconds: float, repeats: int, seed: int, aged) -> dict:
         "batch": PIMC_GAMES,
         **timing,
         "bytes_per_game": float(state.nbytes_per_game()),
-        "note": f"{agent.spec} playing every seat; step_latency_us is one batched call",
+        "note": f"{agent.spec} playing every seat; step_latency_us is one step (a batched call per seat)",
     }

@@ -524,14 +524,14 @@ def test_small_search_runs_are_cut_into_small_pieces():
     rules = load_rules("official", players=2, match=True)
     matchups = [Matchup(("pimc", "color-first"))]
     chunks = list(iter_chunks(rules, matchups, 200, seed=4))  # 200 matches: 100 deals
-    assert search_piece_deals(100) == 8 and len(chunks) == 13
+    assert search_piece_deals(100) == 13 and len(chunks) == 8
     assert len(chunks) == chunk_count(rules, matchups, 200)
-    assert [c.deals for c in chunks] == [8] * 12 + [4]
+    assert [c.deals for c in chunks] == [13] * 7 + [9]
     np.testing.assert_array_equal(
         np.concatenate([c.deal_seeds() for c in chunks]),
         next(iter_chunks(rules, [Matchup(("rule", "color-first"))], 200, seed=4)).deal_seeds(),
     )
-    assert [search_piece_deals(d) for d in (1, 128, 1000, 2048, 10**6)] == [8, 8, 63, 128, 128]
+    assert [search_piece_deals(d) for d in (1, 128, 1000, 2048, 10**6)] == [8, 16, 125, 256, 256]
 
 
 def test_ppo_rollouts_and_a_value_cut_off():
@@ -553,3 +553,26 @@ def test_ppo_rollouts_and_a_value_cut_off():
     wins = make_agent("pimc:rollout=ppo-official-2p-rounds,cutoff=4,objective=win", rules)
     p_win = wins.policy.estimate(state, seat, "win")
     assert ((p_win >= 0) & (p_win <= 1)).all()
+
+
+def test_the_horizon_counts_long_play_outs_as_draws():
+    rules = load_rules("official", players=2)
+    state = played_states("official", 2, games=40, steps=4, seed=12)
+    lanes = np.arange(state.num_games)
+    actions = engine.legal_mask(state).argmax(axis=1).astype(np.int64)
+
+    def values(spec):
+        agent = make_agent(spec, rules)
+        return agent.evaluate_actions(state, lanes, actions, np.random.default_rng(3))
+
+    whole, cut = values("pimc:horizon=0"), values("pimc:horizon=6")
+    # A lane that ends within the horizon is valued as without it (same generator: the
+    # play-outs are the same up to the cut); the others count as draws (0 points).
+    ended = cut != 0
+    np.testing.assert_array_equal(cut[ended], whole[ended])
+    assert (cut == 0).sum() > (whole == 0).sum() + 10
+    assert make_agent("pimc", rules).play_out_limit() == (100, None)
+    matches = load_rules("official", players=2, match=True)
+    assert make_agent("pimc:objective=match", matches).play_out_limit() == (0, None)
+    with pytest.raises(AgentError, match="horizon"):
+        make_agent("pimc:horizon=-1", rules)

@@ -168,7 +168,9 @@ def deal_unseen(
     lane_cards = unseen.sum(axis=1).astype(np.int64)
     card = np.repeat(np.tile(np.arange(kinds), n), unseen.reshape(-1).astype(np.int64))
     owner = np.repeat(np.arange(n), lane_cards)
-    order = np.lexsort((rng.random(card.size), owner))
+    # A random order within each lane (lanes stay grouped): the lane plus a uniform fraction,
+    # sorted stably (runs of one lane: several times faster than np.lexsort on two keys).
+    order = np.argsort(owner + rng.random(card.size), kind="stable")
     card, owner = card[order], owner[order]
     to_seat = np.full(card.size, p, np.int64)
     taken = np.zeros((n, p), np.int64)

@@ -85,6 +85,12 @@ class _Tables:
         base = 100.0 * (colored & (effect >= SKIP_RANK)) + rank_if_colored
         self.color_first = _by_effect(effect, _COLOR_FIRST_WILDS, base)
         self.color_first[colored] = base[colored]
+        #: (4, K): color-first's scores for each favorite color (its colored cards + 1000).
+        self.color_first_by_favorite = np.where(
+            self.color[None, :] == np.arange(4)[:, None],
+            self.color_first + 1000.0,
+            self.color_first,
+        )
         self.rank_if_colored = rank_if_colored.astype(np.float64)
         self.aggressive_wilds = _by_effect(effect, _AGGRESSIVE_WILDS, np.full(len(effect), np.nan))
         self.next_attack = np.isin(effect, _NEXT_ATTACKS) & (colored | (effect >= WILD_RANK))
@@ -168,10 +174,8 @@ class ColorFirstAgent(HeuristicAgent):
 
     def card_scores(self, view, rng):
         t = _tables(self)
-        favorite = _favorite_color(view, rng)
-        scores = np.where(
-            t.color[None, :] == favorite[:, None], t.color_first + 1000.0, t.color_first
-        )
+        # One gather of the favorite color's row (a new array: scores are changed in place).
+        scores = t.color_first_by_favorite[_favorite_color(view, rng)]
         if t.extended:
             shed = _sheds_several(view, self)
             scores = scores + np.where(shed > 0, 100.0 + shed, 0.0)

@@ -58,9 +58,12 @@ CHUNK_DEALS = 2048
 #: Deals per unit of work of line-ups with a search agent: pieces of the same chunks (the same
 #: deals) that spread the slow work over every worker, each with enough games in lockstep
 #: for the search's batched play-outs to stay efficient.
-SEARCH_CHUNK_DEALS = 128
-#: A small search run is cut into about this many pieces (of at least SEARCH_MIN_DEALS deals).
-SEARCH_PIECES = 16
+SEARCH_CHUNK_DEALS = 256
+#: A small search run is cut into about this many pieces (of at least SEARCH_MIN_DEALS deals):
+#: enough for a few workers; more games in lockstep make each batched search cheaper per
+#: round (2,000 rounds of pimc against color-first: about 16% less time per round in pieces of
+#: 125 deals than of 63).
+SEARCH_PIECES = 8
 SEARCH_MIN_DEALS = 8
 #: How a list of agents becomes match-ups.
 MODES = ("table", "head-to-head", "round-robin")

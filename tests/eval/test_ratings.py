@@ -74,3 +74,14 @@ def test_truncated_rounds_and_single_agent_tables_are_not_rated():
     assert rating_table("v", 4, [ONE_VS_THREE], [out])["games"].iloc[0] == out.winner.size - 10
     alone = rating_table("v", 4, [Matchup(("x",) * 4)], [out])
     assert list(alone["games"]) == [0] and list(alone["mu"]) == [pytest.approx(25.0)]
+
+
+def test_the_paired_intervals_of_rates_stay_within_one():
+    # solo wins nearly every round and match: the t intervals of the rate differences would
+    # pass +1 (+100 percentage points).
+    out = hand_built(0.995, deals=120, match=True)
+    pairs = pair_table("v", 4, [ONE_VS_THREE], [out], confidence=0.99, match=True).iloc[0]
+    for low, mid, high in (("win_diff_low", "win_difference", "win_diff_high"),
+                           ("match_diff_low", "match_win_difference", "match_diff_high")):  # fmt: skip
+        assert -1.0 <= pairs[low] < pairs[mid] <= pairs[high] <= 1.0
+    assert pairs["win_diff_high"] == 1.0 or pairs["match_diff_high"] == 1.0

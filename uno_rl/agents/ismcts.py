@@ -80,7 +80,10 @@ class ISMCTSAgent(SearchAgent):
                 allocation = self._allocate(visits, total, squares, masks, legal * wave)
             lane_action = _lane_actions(allocation.astype(np.int64), masks)
             worlds = self.worlds(state, games[rep], wave, rng, known.take(rep))
-            values = self.evaluate_actions(worlds, np.arange(worlds.num_games), lane_action, rng)
+            values = self.evaluate_actions(
+                worlds, np.arange(worlds.num_games), lane_action, rng,
+                known.take(rep).wary_worlds(wave),
+            )  # fmt: skip
             np.add.at(visits, (lane_game, lane_action), 1.0)
             np.add.at(total, (lane_game, lane_action), values)
             squares += np.bincount(lane_game, weights=values**2, minlength=k)

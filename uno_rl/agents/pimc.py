@@ -71,7 +71,9 @@ class PIMCAgent(SearchAgent):
         pair_game, pair_action = np.nonzero(masks)
         world_of_lane = (pair_game[:, None] * per_game + np.arange(per_game)[None, :]).ravel()
         lane_action = np.repeat(pair_action, per_game)
-        values = self.evaluate_actions(worlds, world_of_lane, lane_action, rng)
+        values = self.evaluate_actions(
+            worlds, world_of_lane, lane_action, rng, known.wary_worlds(per_game)
+        )
         mean = values.reshape(pair_game.size, per_game).mean(axis=1)
         best = np.full(k, -np.inf)
         np.maximum.at(best, pair_game, mean)

@@ -51,7 +51,7 @@ from uno_rl.agents.conditions import condition_label
 from uno_rl.core.rules import Rules
 from uno_rl.eval import formats as fmt
 from uno_rl.eval.run import write_atomic
-from uno_rl.eval.stats import paired_test
+from uno_rl.eval.stats import RATE_DIFFERENCE, paired_test
 
 from .advice import rule_of_thumb
 from .behaviour import behaviour_samples, behaviour_table
@@ -171,7 +171,8 @@ def situation_table(folder: str | Path) -> pd.DataFrame:
                 row["match_win_rate"] = f.match_win_rate
             for column, prefix in _MEASURES.items():
                 if column in mine:
-                    test = paired_test(mine[column], base[column], confidence)
+                    bounds = None if column == "points" else RATE_DIFFERENCE
+                    test = paired_test(mine[column], base[column], confidence, bounds)
                     row.update(_gain(prefix, test))
             uses = "bluffs" if side == "bluff" else "challenges"
             extra = float(getattr(f, uses)) - float(getattr(b, uses))
@@ -237,7 +238,8 @@ def field_table(folder: str | Path, table: pd.DataFrame | None = None) -> pd.Dat
                 diffs.append(mine[column].to_numpy() - base[column].to_numpy())
             else:
                 mean = np.mean(diffs, axis=0)
-                test = paired_test(mean, np.zeros_like(mean), confidence)
+                bounds = None if column == "points" else RATE_DIFFERENCE
+                test = paired_test(mean, np.zeros_like(mean), confidence, bounds)
                 row.update(_gain(prefix, test))
                 row["deals"] = test.n
         row["uses_per_round"] = float(part["uses_per_round"].mean())

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "RATE_DIFFERENCE",
     "PairedTest",
     "paired_test",
     "ratio_interval",
@@ -115,6 +116,11 @@ def t_log10_sf(t: float, df: float) -> float:
     return (log_i - math.log(2.0)) / math.log(10.0)
 
 
+#: What a difference of two rates (rounds or matches won per round or match) can be: the
+#: bounds of the paired intervals of win differences (:func:`paired_test`).
+RATE_DIFFERENCE = (-1.0, 1.0)
+
+
 @dataclasses.dataclass(frozen=True)
 class PairedTest:
     """A paired comparison over the same deals: mean of ``a - b`` with its interval, the t
@@ -131,9 +137,17 @@ class PairedTest:
     log10_p: float
 
 
-def paired_test(a, b, confidence: float = 0.95) -> PairedTest:
+def paired_test(
+    a, b, confidence: float = 0.95, bounds: tuple[float, float] | None = None
+) -> PairedTest:
     """Two-sided paired t-test of ``mean(a - b) = 0`` (one pair per deal), by
     :func:`scipy.stats.ttest_rel`, with its t interval of the mean difference.
+
+    ``bounds`` ``(low, high)``: the values the mean difference can take (rates in [0, 1]:
+    ``(-1, 1)``); the t interval is cut to them. Near a bound the t interval's normal
+    approximation can pass it (a side winning 98% of the matches: +98 points [+92.6,
+    +103.4]); cut, it covers the true difference at least as often, as the cut-off part
+    holds none of its possible values.
 
     With fewer than 2 pairs the result is all ``nan``. When every difference is the same
     value the sample has no spread and the t interval is undefined: if that value is 0 (the
@@ -154,6 +168,9 @@ def paired_test(a, b, confidence: float = 0.95) -> PairedTest:
         return PairedTest(n, mean, math.nan, math.nan, math.nan, math.nan, math.nan)
     result = stats.ttest_rel(a, b)
     ci = result.confidence_interval(confidence)
+    low, high = float(ci.low), float(ci.high)
+    if bounds is not None:
+        low, high = max(low, float(bounds[0])), min(high, float(bounds[1]))
     t = float(result.statistic)
     log10_p = min(0.0, math.log10(2.0) + t_log10_sf(abs(t), float(result.df)))
-    return PairedTest(n, mean, float(ci.low), float(ci.high), t, float(result.pvalue), log10_p)
+    return PairedTest(n, mean, low, high, t, float(result.pvalue), log10_p)

@@ -75,7 +75,7 @@ import pandas as pd
 from uno_rl.core.state import STAT_NAMES
 
 from .play import Outcomes
-from .stats import paired_test, ratio_interval, wilson_interval
+from .stats import RATE_DIFFERENCE, paired_test, ratio_interval, wilson_interval
 from .tournament import Matchup
 
 __all__ = [
@@ -290,7 +290,8 @@ def pair_table(
     rules (``match``) also for matches won per match (``match_win_difference``,
     ``match_diff_low``, ``match_diff_high``, ``match_p_value``, ``match_log10_p``; absent
     without match rules). The test is the paired t-test over deals
-    (:func:`~uno_rl.eval.stats.paired_test`); print p-values with
+    (:func:`~uno_rl.eval.stats.paired_test`), the intervals of the rate differences cut to
+    [-1, 1]; print p-values with
     :func:`uno_rl.eval.formats.p_value`.
     """
     rows = []
@@ -298,7 +299,7 @@ def pair_table(
         for a, b in itertools.combinations(matchup.agents, 2):
             score_a = _deal_scores(out, matchup, a, players)
             score_b = _deal_scores(out, matchup, b, players)
-            w = paired_test(score_a["wins"], score_b["wins"], confidence)
+            w = paired_test(score_a["wins"], score_b["wins"], confidence, RATE_DIFFERENCE)
             p = paired_test(score_a["points"], score_b["points"], confidence)
             row = {
                 "variant": variant, "players": players, "matchup": matchup.label,
@@ -310,7 +311,7 @@ def pair_table(
                 "points_log10_p": p.log10_p,
             }  # fmt: skip
             if match:
-                m = paired_test(score_a["matches"], score_b["matches"], confidence)
+                m = paired_test(score_a["matches"], score_b["matches"], confidence, RATE_DIFFERENCE)
                 row.update({
                     "match_win_difference": m.mean_difference, "match_diff_low": m.low,
                     "match_diff_high": m.high, "match_p_value": m.p_value,

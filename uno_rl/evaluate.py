@@ -158,6 +158,14 @@ def _interval(low, high, fmt: str) -> list[str]:
     return [f"[{format(lo, fmt)}, {format(hi, fmt)}]" for lo, hi in zip(low, high)]
 
 
+def _difference(value: float, low: float, high: float, fmt: str) -> str:
+    """A paired difference with its interval; where every deal gave the same difference
+    (:func:`uno_rl.eval.stats.paired_test`: no interval), says so instead of ``[nan, nan]``."""
+    if pd.isna(low) or pd.isna(high):
+        return f"{format(value, fmt)} (the same on every deal: no interval)"
+    return f"{format(value, fmt)} [{format(low, fmt)}, {format(high, fmt)}]"
+
+
 def format_report(result: Evaluation, confidence: float = 0.95) -> str:
     """Per variant: each agent's rounds won, net points per round and, when the rules are
     matches, matches won and final score (with intervals); the paired tests; the ratings."""
@@ -200,19 +208,22 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
             (result.pairs["variant"] == variant) & (result.pairs["players"] == players)
         ]
         for row in pairs.itertuples():
+            wins = _difference(row.win_difference, row.win_diff_low, row.win_diff_high, "+.2%")
+            pts = _difference(
+                row.points_difference, row.points_diff_low, row.points_diff_high, "+.2f"
+            )
             text = (
                 f"paired over {row.deals:,} deals ({row.matchup}): {row.agent_a} minus "
-                f"{row.agent_b}: rounds won {row.win_difference:+.2%} "
-                f"[{row.win_diff_low:+.2%}, {row.win_diff_high:+.2%}], "
-                f"{formats.p_value(row.win_p_value, row.win_log10_p)}; "
-                f"points/round {row.points_difference:+.2f} "
-                f"[{row.points_diff_low:+.2f}, {row.points_diff_high:+.2f}], "
+                f"{row.agent_b}: rounds won {wins}, "
+                f"{formats.p_value(row.win_p_value, row.win_log10_p)}; points/round {pts}, "
                 f"{formats.p_value(row.points_p_value, row.points_log10_p)}"
             )
             if match:
+                matches = _difference(
+                    row.match_win_difference, row.match_diff_low, row.match_diff_high, "+.2%"
+                )
                 text += (
-                    f"; matches won {row.match_win_difference:+.2%} "
-                    f"[{row.match_diff_low:+.2%}, {row.match_diff_high:+.2%}], "
+                    f"; matches won {matches}, "
                     f"{formats.p_value(row.match_p_value, row.match_log10_p)}"
                 )
             lines.append(text)

@@ -25,8 +25,15 @@ from scenario import rules as scenario_rules  # noqa: E402
 from test_search import FAST, hide_differently  # noqa: E402
 
 from uno_rl.agents import AgentError, make_agent  # noqa: E402
-from uno_rl.agents.belief import current_belief, public_snapshot, resample, sync  # noqa: E402
+from uno_rl.agents.belief import (  # noqa: E402
+    _resample_degenerate,
+    current_belief,
+    public_snapshot,
+    resample,
+    sync,
+)
 from uno_rl.agents.determinize import determinize  # noqa: E402
+from uno_rl.agents.knowledge import constraints  # noqa: E402
 from uno_rl.agents.search import Knowledge  # noqa: E402
 from uno_rl.core import engine, load_rules  # noqa: E402
 from uno_rl.core.convert import to_state  # noqa: E402
@@ -113,7 +120,7 @@ def test_a_decision_the_model_would_not_take_lowers_the_weight():
     # color-first plays the color it holds most of, action cards before numbers.
     agent.watch(memory, rows, state, ids, np.zeros(1, np.int64), np.array([act("red 9")]))
     hands = memory["belief_hands"][0, :, 1].astype(np.int64)
-    log_w = memory["belief_log_weight"][0]
+    log_w = memory["belief_log_weight"][0, :, 1]
     # Every particle held the red 9 (those without one swapped a card for it) and lost it.
     assert hands.sum(axis=1).tolist() == [4] * 256
     assert log_w.min() < np.log(0.2) and log_w.max() == 0.0  # some explained it, some not
@@ -223,6 +230,7 @@ def test_particles_start_again_at_a_new_round():
     ("spec", "message"),
     [
         ("pimc:explain=2", "parameter 'explain' must be in"),
+        ("pimc:explain=-0.5", "parameter 'explain' must be -1 \\(by the player count\\) or in"),
         ("pimc:particles=0", "parameter 'particles' must be in"),
         ("pimc:samples=0", "parameter 'samples' must be in"),
         ("pimc:model=no-such-agent", "unknown agent 'no-such-agent'"),
@@ -232,3 +240,74 @@ def test_particles_start_again_at_a_new_round():
 def test_bad_belief_parameters_get_one_clear_line(spec, message):
     with pytest.raises(AgentError, match=message):
         make_agent(spec, load_rules("official"))
+
+
+def synced_at_observer_turns(agent, players, games, steps, seed):
+    """``(state, memory, live)``: games watched by seat 0, its particles brought up to the
+    position of ``live`` (the games where seat 0 acts now)."""
+    state, memory = watched_games(agent, players=players, games=games, steps=steps, seed=seed)
+    live = np.flatnonzero((state.phase != OVER) & (state.actor == 0))
+    agent.watch(memory, live, state, live, np.zeros(live.size, np.int64),
+                engine.legal_mask(state, live).argmax(axis=1))  # fmt: skip
+    return state, memory, live
+
+
+def test_each_seat_keeps_its_own_weights_and_is_resampled_alone():
+    rules = load_rules("official", players=4)
+    agent = make_agent(f"pimc:{FAST},particles=32", rules)
+    state, memory, live = synced_at_observer_turns(agent, 4, 64, 14, seed=5)
+    assert live.size >= 8
+    log_w = memory["belief_log_weight"]
+    assert log_w.shape == (64, 32, 4)
+    assert not log_w[:, :, 0].any() and log_w[live][:, :, 1:].min() < 0  # others' decisions
+    # The particle weight the worlds draw by is the product of the seats' weights.
+    belief = current_belief(memory, live, state, live)
+    assert np.allclose(belief.log_weight, log_w[live].sum(axis=2))
+    # Seat 1's weight on particle 0 alone: its hands are resampled, the others' stay.
+    log_w[live, :, 1] = -700.0
+    log_w[live, 0, 1] = 0.0
+    others = log_w[live][:, :, 2:].copy()
+    before = memory["belief_hands"][live].astype(np.int64)
+    observer = np.zeros(live.size, np.int64)
+    _resample_degenerate(memory, live, np.ones(live.size, np.int64), state, live, observer,
+                         np.random.default_rng(3))  # fmt: skip
+    after = memory["belief_hands"][live].astype(np.int64)
+    assert (after[:, :, 1] == before[:, :1, 1]).all()  # seat 1 holds particle 0's guess
+    assert not log_w[live, :, 1].any() and np.array_equal(log_w[live][:, :, 2:], others)
+    # Seats 2 and 3 keep their guesses, but for cards seat 1's new hand now claims.
+    kept = (after[:, :, 2:] == before[:, :, 2:]).all(axis=3).mean()
+    assert 0.2 < kept < 1.0
+    deck = rules.deck_cards.copies.astype(np.int64)
+    seen = state.hands[live, 0].astype(np.int64) + state.discard[live].astype(np.int64)
+    assert (after.sum(axis=2) + seen[:, None, :] <= deck).all()
+    sizes = state.hand_size[live].astype(np.int64)[:, None, 1:]
+    assert (after[:, :, 1:].sum(axis=3) == sizes).all()
+
+
+def test_particles_learn_the_other_hands_at_4_players():
+    rules = load_rules("official", players=4)
+    agent = make_agent("pimc:explain=0.01", rules)
+    state, memory, live = synced_at_observer_turns(agent, 4, 240, 41, seed=6)
+    belief = current_belief(memory, live, state, live)
+    w = np.exp(belief.log_weight - belief.log_weight.max(axis=1, keepdims=True))
+    w /= w.sum(axis=1, keepdims=True)
+    true = state.hands[live].astype(np.int64)[:, None, 1:]  # (k, 1, 3, K)
+    guessed = belief.hands[:, :, 1:].astype(np.int64)
+    share = np.minimum(guessed, true).sum(axis=3) / np.maximum(true.sum(axis=3), 1)
+    learned = (share.mean(axis=2) * w).sum(axis=1)
+    known = Knowledge(*constraints(memory, live, state, live), None)
+    uniform = agent.worlds(state, live, 64, np.random.default_rng(2), known)
+    drawn = uniform.hands.reshape(live.size, 64, 4, -1)[:, :, 1:].astype(np.int64)
+    blind = (np.minimum(drawn, true).sum(axis=3) / np.maximum(true.sum(axis=3), 1)).mean()
+    print(f"cards of the true hands guessed: particles {learned.mean():.3f}, uniform {blind:.3f}")
+    assert learned.mean() > blind + 0.02
+
+
+@pytest.mark.parametrize(("spec", "players", "floor"), [
+    ("pimc", 2, 0.1), ("pimc", 4, 0.01), ("ismcts", 3, 0.01), ("pimc:explain=0.3", 4, 0.3),
+    ("pimc:explain=0", 2, 0.0),
+])  # fmt: skip
+def test_the_weight_floor_follows_the_player_count_by_default(spec, players, floor):
+    agent = make_agent(spec, load_rules("official", players=players))
+    assert agent.explain_floor == floor and agent.explains
+    assert not make_agent("pimc:explain=1", load_rules("official", players=players)).explains

@@ -123,3 +123,15 @@ def test_bench_evaluate_row_runs_quick():
         and row["rounds_per_s"] > 0
         and np.isfinite(row["decisions_per_s"])
     )
+
+
+def test_a_difference_the_same_on_every_deal_is_said_in_words(tmp_path, capsys):
+    # color-first wins every match against random on these deals: no spread, no interval.
+    code = cli.main(["color-first", "random", "--matches", "6", "--workers", "1", "--seed", "1",
+                     "--out", str(tmp_path / "ev"), "--no-progress"])  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "matches won +100.00% (the same on every deal: no interval), p = -" in text
+    assert "nan" not in text
+    pairs = pd.read_parquet(tmp_path / "ev" / "pairs.parquet")
+    assert pairs["match_diff_low"].isna().all() and (pairs["match_win_difference"] == 1).all()

@@ -20,8 +20,13 @@ hand (the observer's own is known), each with a log-weight. At each public event
   ``q`` the share of ``samples`` draws of a *model* agent (the rollout agent by default: the
   heuristics break ties at random) that, holding the particle's hand for that seat in the
   public position (:func:`public_snapshot`), take the action the seat took; a card it played
-  leaves the particle's hand. The weights are resampled (systematic) when fewer than half of
-  the particles carry them (effective sample size).
+  leaves the particle's hand. Each particle keeps one log-weight per seat (the model's
+  explanation of that seat's decisions depends on that seat's hand alone): a seat's hands are
+  resampled (systematic) among the particles when fewer than half of them carry its weight
+  (effective sample size), the other seats' hands staying where they are, and :func:`sync`
+  then mends the cards two seats' hands now both claim. A particle's weight is the product
+  of its seats' weights. With one joint weight, three hidden hands at 4 players shared every
+  resampling: a seat whose decisions said little lost its variety to another's.
 
 At a decision, the worlds take their other hands from particles drawn by weight
 (:meth:`uno_rl.agents.search.SearchAgent.worlds`); the draw pile is dealt afresh. A hand swap
@@ -65,13 +70,13 @@ _LOG_FLOOR = -700.0
 
 def new_belief(num_games: int, rules: Rules, particles: int) -> dict[str, np.ndarray]:
     """Empty beliefs for ``num_games`` (n) slots of ``particles`` (N) particles:
-    ``belief_hands`` (n, N, P, K) int8, ``belief_log_weight`` (n, N) float64,
+    ``belief_hands`` (n, N, P, K) int8, ``belief_log_weight`` (n, N, P) float64 (per seat),
     ``belief_round`` (n,) int64 (the round they are of; -1: none), ``belief_off`` (n,) bool
     (hands moved this round), ``belief_tick`` (n,) int64 (events seen: seeds the updates)."""
     p, kinds = rules.players, rules.layout.num_kinds
     return {
         "belief_hands": np.zeros((num_games, particles, p, kinds), np.int8),
-        "belief_log_weight": np.zeros((num_games, particles), np.float64),
+        "belief_log_weight": np.zeros((num_games, particles, p), np.float64),
         "belief_round": np.full(num_games, -1, np.int64),
         "belief_off": np.zeros(num_games, bool),
         "belief_tick": np.zeros(num_games, np.int64),
@@ -93,10 +98,12 @@ class Belief(NamedTuple):
 def current_belief(
     memory: Mapping[str, np.ndarray], rows: np.ndarray, state: State, games: np.ndarray
 ) -> Belief:
-    """The particles of memory slots ``rows`` (k,) at the decisions of ``games`` (k,)."""
+    """The particles of memory slots ``rows`` (k,) at the decisions of ``games`` (k,); a
+    particle's log-weight is the sum of its seats'."""
     on = memory["belief_round"][rows] == state.round_index[games].astype(np.int64)
     on &= ~memory["belief_off"][rows]
-    return Belief(memory["belief_hands"][rows], memory["belief_log_weight"][rows], on)
+    log_weight = memory["belief_log_weight"][rows].sum(axis=2)
+    return Belief(memory["belief_hands"][rows], log_weight, on)
 
 
 def public_snapshot(state: State, games: np.ndarray, observer: np.ndarray) -> State:
@@ -137,10 +144,12 @@ def _drop_random(hands: np.ndarray, count: np.ndarray, rng: np.random.Generator)
 
 def sync(
     hands: np.ndarray, state: State, games: np.ndarray, observer: np.ndarray,
-    rng: np.random.Generator,
+    rng: np.random.Generator, keep: np.ndarray | None = None,
 ) -> np.ndarray:  # fmt: skip
     """Particles ``hands`` (k, N, P, K) made consistent with what ``observer`` (k,) sees in
-    ``games`` (k,) now (module docstring); returns them (int8)."""
+    ``games`` (k,) now (module docstring); returns them (int8). A card more than the deck
+    holds leaves the seats after ``observer`` in turn order first, seat ``keep`` (k,) last
+    where given (its hands just resampled: the guess its weight chose)."""
     k, n, p, kinds = hands.shape
     m = k * n
     part = hands.reshape(m, p, kinds).astype(np.int16)
@@ -151,9 +160,11 @@ def sync(
     deck = state.rules.deck_cards.copies.astype(np.int16)
     seen = state.hands[game, seat].astype(np.int16) + state.discard[game].astype(np.int16)
     excess = np.maximum(part.sum(axis=1) + seen - deck[None, :], 0)
-    for other in range(p):  # cards the observer now sees elsewhere
-        cut = np.minimum(part[:, other], excess)
-        part[:, other] -= cut
+    last = seat if keep is None else np.repeat(np.asarray(keep, np.int64), n)
+    for offset in range(1, p + 1):  # cards the observer now sees elsewhere, or claimed twice
+        other = (last + offset) % p
+        cut = np.minimum(part[lane, other], excess)
+        part[lane, other] -= cut
         excess -= cut
     sizes = state.hand_size[game].astype(np.int64)
     diff = sizes - part.sum(axis=2)
@@ -232,11 +243,13 @@ def observe_event(
     weigh = (actor != observer) & (state.phase[games] != DRAWN)
     if weigh.any():
         w = np.flatnonzero(weigh)
-        weighed = log_w[rows[w]] + _decision_log_likelihood(
+        r, s = rows[w][:, None], actor[w][:, None]
+        every = np.arange(n)[None, :]
+        weighed = log_w[r, every, s] + _decision_log_likelihood(
             hands[rows[w]], state, games[w], observer[w], actions[w], model, rng, floor, samples
         )
-        log_w[rows[w]] = np.maximum(weighed, _LOG_FLOOR)
-        _resample_degenerate(memory, rows[w], rng)
+        log_w[r, every, s] = np.maximum(weighed, _LOG_FLOOR)
+        _resample_degenerate(memory, rows[w], actor[w], state, games[w], observer[w], rng)
     if played.size:  # the card leaves its player's hand in every particle
         r, s, c = rows[played], actor[played], kind[played]
         held = hands[r, :, s, c] > 0  # (m, N)
@@ -269,20 +282,29 @@ def _hold_played_card(
     hands[r, n_ok, s] = hand.astype(np.int8)
 
 
-def _resample_degenerate(memory: Mapping[str, np.ndarray], rows: np.ndarray, rng) -> None:
-    """Resample the particles of the slots ``rows`` whose effective sample size fell below
-    half of them (systematic resampling; the weights start again equal)."""
-    log_w = memory["belief_log_weight"][rows]
+def _resample_degenerate(
+    memory: Mapping[str, np.ndarray], rows: np.ndarray, seats: np.ndarray, state: State,
+    games: np.ndarray, observer: np.ndarray, rng: np.random.Generator,
+) -> None:  # fmt: skip
+    """Resample the hands of seat ``seats`` (m,) among the particles of the slots ``rows``
+    (m,) where its effective sample size fell below half of them (systematic; its weights
+    start again equal); the other seats' hands stay, and :func:`sync` mends cards two seats
+    now claim (``games``, ``observer`` (m,): the position the particles are of)."""
+    every = np.arange(memory["belief_log_weight"].shape[1])[None, :]
+    log_w = memory["belief_log_weight"][rows[:, None], every, seats[:, None]]  # (m, N)
     n = log_w.shape[1]
     w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
     ess = w.sum(axis=1) ** 2 / (w**2).sum(axis=1)
     low = np.flatnonzero(ess < n / 2)
     if not low.size:
         return
-    r = rows[low]
+    r, s = rows[low], seats[low][:, None]
     pick = resample(log_w[low], low.size, n, n, rng).reshape(low.size, n) % n
-    memory["belief_hands"][r] = memory["belief_hands"][r[:, None], pick]
-    memory["belief_log_weight"][r] = 0.0
+    hands = memory["belief_hands"]
+    hands[r[:, None], every, s] = hands[r[:, None], pick, s]
+    memory["belief_log_weight"][r[:, None], every, s] = 0.0
+    if hands.shape[2] > 2:  # another seat's guess may hold a card this seat's now holds
+        hands[r] = sync(hands[r], state, games[low], observer[low], rng, keep=seats[low])
 
 
 def resample(

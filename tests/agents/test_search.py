@@ -402,7 +402,7 @@ def test_search_is_deterministic_and_legal(spec):
 
 
 @pytest.mark.parametrize(
-    ("players", "pimc_worlds", "ismcts_iterations"), [(2, 32, 128), (4, 64, 256)]
+    ("players", "pimc_worlds", "ismcts_iterations"), [(2, 32, 128), (4, 128, 512)]
 )
 def test_the_default_budget_grows_with_the_hidden_hands(players, pimc_worlds, ismcts_iterations):
     state = played_states("official", players, games=6, steps=12, seed=2)

@@ -38,7 +38,7 @@ class ISMCTSAgent(SearchAgent):
         "iterations": Param(
             0,
             "play-outs per legal action (the decision's lane budget); 0: pimc's default "
-            "budget, 128 at 2 players, 256 at more",
+            "budget, 128 at 2 players, 512 at more",
             low=0,
             high=1_000_000,
         ),
@@ -63,7 +63,7 @@ class ISMCTSAgent(SearchAgent):
     def _search_chunk(self, state, games, masks, rng, known) -> np.ndarray:
         k, actions = masks.shape
         wave = self.params["wave"]
-        iterations = self.params["iterations"] or (128 if self.rules.players == 2 else 256)
+        iterations = self.params["iterations"] or (128 if self.rules.players == 2 else 512)
         legal = masks.sum(axis=1)
         visits = np.zeros((k, actions), np.float64)
         total = np.zeros((k, actions), np.float64)

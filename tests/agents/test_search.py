@@ -182,7 +182,12 @@ def test_worlds_and_decisions_do_not_depend_on_hidden_cards():
     for name, array in a.arrays().items():
         assert np.array_equal(array, getattr(b, name)), name
     masks = engine.legal_mask(state)
-    for spec in (f"pimc:{FAST}", "ismcts:iterations=8,wave=4"):
+    for spec in (
+        f"pimc:{FAST}",
+        "ismcts:iterations=8,wave=4",
+        f"pimc:{FAST},margin=1",
+        f"pimc:{FAST},margin=1,rollout=ppo-official-2p",
+    ):
         agent = make_agent(spec, state.rules)
         first = agent.act(None, masks, np.random.default_rng(7), state=state, games=games)
         second = agent.act(None, masks, np.random.default_rng(7), state=other, games=games)
@@ -372,9 +377,8 @@ def test_play_out_refuses_a_match_objective_without_match_rules():
 # ---------------------------------------------------------------- the agents
 
 
-# ISMCTS's play-outs are unpaired (a world each): it needs more of them to see the win.
-@pytest.mark.parametrize("spec", [f"pimc:{FAST}", "ismcts:iterations=64,wave=16"])
-def test_search_takes_the_winning_card(spec):
+def winning_card_actions(spec):
+    """The actions of ``spec`` in 6 games where seat 0 can play its last card, a red 7."""
     rules = scenario_rules("official")
     games = [
         build(rules, {0: ["red 7"], 1: ["blue 3", "green 4", "+4"]}, top="red 5", seed=s)
@@ -383,13 +387,42 @@ def test_search_takes_the_winning_card(spec):
     state = to_state(games)
     masks = engine.legal_mask(state)
     agent = make_agent(spec, rules)
-    actions = agent.act(None, masks, np.random.default_rng(0), state=state, games=np.arange(6))
-    assert (actions == act("red 7")).all()
+    return agent.act(None, masks, np.random.default_rng(0), state=state, games=np.arange(6))
+
+
+# ISMCTS's play-outs are unpaired (a world each): it needs more of them to see the win.
+@pytest.mark.parametrize("spec", [f"pimc:{FAST}", "ismcts:iterations=64,wave=16"])
+def test_search_takes_the_winning_card(spec):
+    assert (winning_card_actions(spec) == act("red 7")).all()
+
+
+def test_margin_corrects_the_rollout_agent_only_where_the_play_outs_are_sure():
+    # `random` draws half the time with a winning card in hand (and then often plays it).
+    spec = "pimc:determinizations=16,rollouts=2,rollout=random,margin=0.5"
+    assert (winning_card_actions(spec) == act("red 7")).all()
+    # Pairs (game, action): game 0 has actions 3 (the agent's own), 5 and 8, game 1 2 (its
+    # own) and 4. Against 3, action 5 gains 1.5 a lane with a standard error of 1.44 and
+    # the best mean; action 8 gains 1 on every lane (no spread: sure). Game 1's other action
+    # is noise around +0.25.
+    pair_game, pair_action = np.array([0, 0, 0, 1, 1]), np.array([3, 5, 8, 2, 4])
+    lanes = np.array([[0.0, 2.0, 4.0, 6.0], [4.0, 1.0, 8.0, 5.0], [1.0, 3.0, 5.0, 7.0],
+                      [0.0, 0.0, 0.0, 0.0], [9.0, -9.0, 9.0, -8.0]])  # fmt: skip
+    own = np.array([3, 2])
+    for margin, expected in [(0.5, [5, 2]), (2.0, [8, 2]), (50.0, [8, 2])]:
+        agent = make_agent(f"pimc:margin={margin}", load_rules("official", players=2))
+        chosen = agent._correct(own, lanes, lanes.mean(axis=1), pair_game, pair_action, 2)
+        assert chosen.tolist() == expected, margin
+    shipped = make_agent("pimc-ppo-official-2p", load_rules("official", players=2))
+    assert shipped.params["margin"] == 1.0 and shipped.policy.label == "ppo-official-2p"
+    with pytest.raises(AgentError, match="'margin' must be in"):
+        make_agent("pimc:margin=-1", load_rules("official", players=2))
 
 
 @pytest.mark.parametrize(
-    "spec", [f"pimc:{FAST}", "ismcts:iterations=8,wave=4", f"pimc:{FAST},objective=win"]
-)
+    "spec",
+    [f"pimc:{FAST}", "ismcts:iterations=8,wave=4", f"pimc:{FAST},objective=win",
+     f"pimc:{FAST},margin=1"],
+)  # fmt: skip
 def test_search_is_deterministic_and_legal(spec):
     state = played_states("official", 2, games=24, seed=6)
     masks = engine.legal_mask(state)

@@ -48,7 +48,7 @@ from .belief import Belief, current_belief, new_belief, observe_event, resample
 from .challenge import POLICIES as CHALLENGE_POLICIES
 from .determinize import bluff_kinds, determinize, unseen_cards
 from .knowledge import constraints, new_knowledge, watch
-from .playout import OBJECTIVES, CutOff, play_out, values_of
+from .playout import OBJECTIVES, CutOff, play_out, rollout_actions, values_of
 
 __all__ = ["Knowledge", "SearchAgent", "reshuffle_piles"]
 
@@ -390,6 +390,29 @@ class SearchAgent(Agent):
         top = state.top[games].astype(np.int64)
         answering = (state.phase[games] == RESPOND) & self.rules.layout.draw_four_like[top]
         return answering & (player >= 0) & (player != seat) & (state.prev_top[games] >= 0)
+
+    def own_choice(
+        self, state: State, games: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
+        wary: np.ndarray | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """(k,) int64: what the play-outs' agent would play itself at the decisions of
+        ``games`` (k,) with legal ``masks`` (k, A), from the acting seat's own view (the
+        ``challengers`` agent in the games ``wary`` (k,) bool)."""
+        chosen = np.empty(games.size, np.int64)
+        on = np.zeros(games.size, bool) if wary is None else np.asarray(wary, bool)
+        for rows, policy in (
+            (np.flatnonzero(~on), self.policy),
+            (np.flatnonzero(on), self.wary_policy),
+        ):
+            if not rows.size:
+                continue
+            if hasattr(policy, "act_on_state"):
+                chosen[rows] = policy.act_on_state(state, masks[rows], rng, games[rows])
+            else:
+                chosen[rows] = rollout_actions(
+                    policy, state.take(games[rows]), None, masks[rows], rng
+                )
+        return chosen
 
     def play_out_limit(self) -> tuple[int, CutOff | None]:
         """``(max_decisions, cut_off)`` of the play-outs: ``cutoff`` and the rollout agent's

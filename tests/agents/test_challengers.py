@@ -162,3 +162,16 @@ def test_a_bad_challengers_value_gets_one_clear_line():
     with pytest.raises(AgentError, match="challengers") as error:
         make_agent("pimc:challengers=sometimes", load_rules("official"))
     assert "\n" not in str(error.value)
+
+
+def test_margin_s_own_choice_is_the_challengers_agent_s_in_a_wary_game():
+    # pimc:margin plays its rollout agent's own choice where unsure: in a wary game that is
+    # the challengers agent's (always: challenge), elsewhere color-first's (never).
+    rules, state = draw_four_answered(0)
+    state = state.take(np.zeros(6, np.int64))
+    masks = engine.legal_mask(state)
+    games = np.arange(6)
+    agent = make_agent("pimc:challengers=always,margin=1", rules)
+    wary = games % 2 == 0
+    own = agent.own_choice(state, games, masks, np.random.default_rng(0), wary)
+    assert own.tolist() == [act("challenge"), act("accept")] * 3

@@ -400,18 +400,10 @@ class SearchAgent(Agent):
         ``challengers`` agent in the games ``wary`` (k,) bool)."""
         chosen = np.empty(games.size, np.int64)
         on = np.zeros(games.size, bool) if wary is None else np.asarray(wary, bool)
-        for rows, policy in (
-            (np.flatnonzero(~on), self.policy),
-            (np.flatnonzero(on), self.wary_policy),
-        ):
-            if not rows.size:
-                continue
-            if hasattr(policy, "act_on_state"):
-                chosen[rows] = policy.act_on_state(state, masks[rows], rng, games[rows])
-            else:
-                chosen[rows] = rollout_actions(
-                    policy, state.take(games[rows]), None, masks[rows], rng
-                )
+        for rows, policy in ((~on, self.policy), (on, self.wary_policy)):
+            if rows.any():
+                here = state.take(games[rows])
+                chosen[rows] = rollout_actions(policy, here, None, masks[rows], rng)
         return chosen
 
     def play_out_limit(self) -> tuple[int, CutOff | None]:

@@ -160,7 +160,10 @@ def _interval(low, high, fmt: str) -> list[str]:
 
 def _difference(value: float, low: float, high: float, fmt: str) -> str:
     """A paired difference with its interval; where every deal gave the same difference
-    (:func:`uno_rl.eval.stats.paired_test`: no interval), says so instead of ``[nan, nan]``."""
+    (:func:`uno_rl.eval.stats.paired_test`: no interval), says so instead of ``[nan, nan]``;
+    with fewer than 2 deals there is no difference to show."""
+    if pd.isna(value):
+        return "- (fewer than 2 deals: no paired test)"
     if pd.isna(low) or pd.isna(high):
         return f"{format(value, fmt)} (the same on every deal: no interval)"
     return f"{format(value, fmt)} [{format(low, fmt)}, {format(high, fmt)}]"
@@ -212,8 +215,9 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
             pts = _difference(
                 row.points_difference, row.points_diff_low, row.points_diff_high, "+.2f"
             )
+            deals = f"{row.deals:,} deal{'' if row.deals == 1 else 's'}"
             text = (
-                f"paired over {row.deals:,} deals ({row.matchup}): {row.agent_a} minus "
+                f"paired over {deals} ({row.matchup}): {row.agent_a} minus "
                 f"{row.agent_b}: rounds won {wins}, "
                 f"{formats.p_value(row.win_p_value, row.win_log10_p)}; points/round {pts}, "
                 f"{formats.p_value(row.points_p_value, row.points_log10_p)}"

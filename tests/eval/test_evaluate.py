@@ -135,3 +135,13 @@ def test_a_difference_the_same_on_every_deal_is_said_in_words(tmp_path, capsys):
     assert "nan" not in text
     pairs = pd.read_parquet(tmp_path / "ev" / "pairs.parquet")
     assert pairs["match_diff_low"].isna().all() and (pairs["match_win_difference"] == 1).all()
+
+
+def test_a_single_deal_says_there_is_no_paired_test(tmp_path, capsys):
+    # 4 rounds at 4 players in table mode: one deal, played from every seat.
+    code = cli.main(["color-first", "random", "random", "random", "--players", "4", "--rounds",
+                     "4", "--workers", "1", "--out", str(tmp_path / "ev"), "--no-progress"])  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "paired over 1 deal (" in text and "fewer than 2 deals: no paired test" in text
+    assert "nan" not in text

@@ -1,7 +1,9 @@
 # uno_rl: set up and run. Every target that needs Python builds .venv first.
 #
 #   make train   main job (uno_rl train)
-#   make test    the test suite (CI's .ci/run calls exactly this)
+#   make test    the test suite on every core (CI's .ci/run calls exactly this); ends with
+#                the 15 slowest tests
+#   make test-long  the same suite with the full sweeps (UNO_RL_TEST_PROFILE=long)
 #   make bench   throughput benchmark (uno_rl bench)
 #   make lint    ruff
 #   make clean   remove the venv and caches
@@ -19,7 +21,11 @@ BIN    := $(VENV)/bin
 TORCH_VERSION ?= 2.13.0
 STAMP  := $(VENV)/install.stamp
 
-.PHONY: .venv train test bench lint clean
+# pytest-xdist spreads the tests over the cores (-n auto); tests/conftest.py groups those that
+# share a built fixture and starts the long ones first.
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder --durations=15
+
+.PHONY: .venv train test test-long bench lint clean
 
 .venv: $(STAMP)
 
@@ -35,7 +41,10 @@ train: $(STAMP)
 	$(BIN)/uno_rl train
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+test-long: $(STAMP)
+	UNO_RL_TEST_PROFILE=long $(PYTEST)
 
 bench: $(STAMP)
 	$(BIN)/uno_rl bench

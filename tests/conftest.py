@@ -1,8 +1,84 @@
-"""Fixtures shared across test folders."""
+"""Fixtures shared across test folders, the sweep profile, and how tests are spread over workers.
+
+``make test`` runs the suite on every core (pytest-xdist, ``--dist loadgroup``). Two rules keep
+that both correct and short:
+
+- A test that uses a module- or session-scoped fixture of this suite runs on the same worker as
+  the other tests of that fixture, so the fixture is built once (a quick study, a trained run, a
+  built wheel): module fixtures group their module's tests, session fixtures all their tests. An
+  explicit ``pytest.mark.xdist_group`` (the Ray tests share one) takes precedence.
+- The long work goes first: grouped tests, then tests marked ``slow``, then the rest, each in
+  collection order, so no long test is left to run alone at the end.
+
+Each worker runs torch on one thread: the workers already fill the cores.
+"""
+
+from __future__ import annotations
+
+import os
 
 import pytest
+import suite_profile
 
-from uno_rl import experiment
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    # Before any test imports torch (read once, at import); subprocesses inherit it.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+from uno_rl import experiment  # noqa: E402
+
+#: The group of the tests that share a session-scoped fixture of this suite.
+SESSION_GROUP = "session-fixtures"
+
+
+def pytest_configure(config):
+    problem = suite_profile.problem()
+    if problem:
+        raise pytest.UsageError(problem)
+
+
+def pytest_report_header(config):
+    return (
+        f"test profile: {suite_profile.NAME} ({suite_profile.VARIABLE}=long plays the full sweeps)"
+    )
+
+
+def _shared_fixture_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test that uses a module- or session-scoped fixture of this suite."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    group = None
+    for name in item.fixturenames:
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions:
+            continue
+        definition = definitions[-1]
+        if not definition.baseid.startswith("tests"):  # pytest's and plugins' own fixtures
+            continue
+        if definition.scope == "session":
+            return SESSION_GROUP
+        if definition.scope == "module":
+            group = item.nodeid.split("::", 1)[0]
+    return group
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Group the tests of shared fixtures and put the long work first (see the module's text)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            group = _shared_fixture_group(item)
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+
+    def rank(item: pytest.Item) -> int:
+        group = item.get_closest_marker("xdist_group")
+        if group is not None:
+            return 0 if group.args == (SESSION_GROUP,) else 1  # the largest group first
+        return 2 if item.get_closest_marker("slow") is not None else 3
+
+    items.sort(key=rank)  # stable: collection order within each rank
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,7 @@ PAGES = [
     "training/index.html",
     "bluff-study/index.html",
     "replays/index.html",
+    "development/index.html",
     "reference/core/index.html",
     "reference/ppo/index.html",
     "reference/programs/index.html",

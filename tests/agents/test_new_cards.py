@@ -1,12 +1,13 @@
 """Every zoo heuristic and the cards of RULES.md section 11: hand-made positions (built with the
 rule-test scenario helper on the shipped decks) with the expected choice, and a smoke run of
-every zoo agent over 200 rounds of every shipped deck through the batched engine."""
+every zoo agent over full rounds of every shipped deck through the batched engine."""
 
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+import suite_profile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from scenario import act, build, rules, run_both  # noqa: E402
@@ -281,7 +282,9 @@ def test_new_card_facts_from_the_observation():
 # ---------------------------------------------------------------- smoke: full rounds
 @pytest.mark.parametrize("players", [2, 4])
 @pytest.mark.parametrize("deck", DECKS)
-def test_every_zoo_agent_plays_200_rounds_of_every_deck(deck, players):
+def test_every_zoo_agent_finishes_its_rounds_on_every_deck(deck, players):
+    """200 rounds per agent in the long profile (``suite_profile``), all finished in time."""
     r = load_rules("official", deck=deck, players=players)
+    games = suite_profile.rounds(200)
     for spec in ZOO:
-        assert play_batch(spec, r, games=200, steps=4000) == 200, spec
+        assert play_batch(spec, r, games=games, steps=4000) == games, spec

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import suite_profile
 
 from uno_rl.core import actions, cards, engine, observe_layout, tables
 from uno_rl.core.decks import DeckError, available_decks, load_deck
@@ -162,7 +163,8 @@ def test_dispenser_tables_are_validated():
 @pytest.mark.parametrize("deck", PLAYABLE)
 @pytest.mark.parametrize("players", [2, 4])
 def test_shipped_decks_match_reference(deck, players):
-    """1,000 full rounds per (deck, player count): 2,000 per deck, checked at every step."""
-    cov = play_both(load_rules("official", deck=deck, players=players), 40, 1000, seed=players)
-    assert cov.rounds >= 1000
+    """Full rounds per (deck, player count), checked at every step: 1,000 in the long profile."""
+    rounds = suite_profile.rounds(1000)
+    cov = play_both(load_rules("official", deck=deck, players=players), 40, rounds, seed=players)
+    assert cov.rounds >= rounds
     assert "new-wild" in cov.actions

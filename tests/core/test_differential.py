@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import suite_profile
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -365,6 +366,7 @@ PRESET_CASES = {
     "kids": (2, 5),
     "rlcard": (2, 4),
 }
+#: Rounds per preset in the long profile (``suite_profile``), split over its player counts.
 ROUNDS_PER_PRESET = 2000
 
 
@@ -379,7 +381,7 @@ def test_every_preset_is_covered():
 )
 def test_presets_match_reference(preset, players):
     rules = load_rules(preset, players=players)
-    rounds = ROUNDS_PER_PRESET // len(PRESET_CASES[preset])
+    rounds = suite_profile.rounds(ROUNDS_PER_PRESET // len(PRESET_CASES[preset]))
     seed = 1000 + 37 * sorted(PRESET_CASES).index(preset) + players
     cov = play_both(rules, num_games=100, rounds=rounds, seed=seed)
     assert cov.rounds >= rounds
@@ -519,6 +521,7 @@ SWITCH_COMBOS: list[dict] = [
     ),
 ]
 COMBO_PLAYERS = (2, 3, 5)
+#: Rounds per combination in the long profile (``suite_profile``).
 ROUNDS_PER_COMBO = 200
 
 
@@ -555,8 +558,9 @@ def test_switch_combos_match_reference(combo):
     index = SWITCH_COMBOS.index(combo)
     players = combo.pop("players", COMBO_PLAYERS[index % len(COMBO_PLAYERS)])
     rules = load_rules("official", players=players, **combo)
-    cov = play_both(rules, num_games=64, rounds=ROUNDS_PER_COMBO, seed=7 + index)
-    assert cov.rounds >= ROUNDS_PER_COMBO
+    rounds = suite_profile.rounds(ROUNDS_PER_COMBO)
+    cov = play_both(rules, num_games=64, rounds=rounds, seed=7 + index)
+    assert cov.rounds >= rounds
     if rules.max_turns <= 30:
         assert cov.truncated > 0
 
@@ -608,7 +612,7 @@ def rule_sets(draw) -> Rules:
 
 
 @settings(
-    max_examples=60,
+    max_examples=suite_profile.examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

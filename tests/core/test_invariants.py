@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import suite_profile
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -342,7 +343,7 @@ def rule_sets(draw) -> Rules:
 
 
 @settings(
-    max_examples=100,
+    max_examples=suite_profile.examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -7,6 +7,7 @@ import json
 import tomllib
 
 import pytest
+import suite_profile
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -151,7 +152,11 @@ def rule_dicts(draw):
     return values
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(
+    max_examples=suite_profile.examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much],
+)
 @given(rule_dicts())
 def test_random_rules_round_trip(values):
     try:

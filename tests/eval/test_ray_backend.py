@@ -8,6 +8,9 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+#: One local Ray instance at a time: both Ray test modules run on the same worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 from uno_rl import evaluate as evaluate_cli  # noqa: E402
 from uno_rl import experiment  # noqa: E402
 from uno_rl.eval.backends import BackendError, RayExecutor, make_executor  # noqa: E402

@@ -16,6 +16,9 @@ import torch
 
 ray = pytest.importorskip("ray")
 
+#: One local Ray instance at a time: both Ray test modules run on the same worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 from uno_rl import train  # noqa: E402
 from uno_rl.agents import make_agent  # noqa: E402
 from uno_rl.core import engine, load_rules  # noqa: E402

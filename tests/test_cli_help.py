@@ -83,7 +83,7 @@ def test_seed_has_help_where_there_is_one(name):
 
 SHARED = {
     "--preset": ["train", "evaluate", "play", "simulate"],
-    "--players": ["train", "evaluate", "simulate", "bench"],
+    "--players": ["train", "evaluate", "play", "simulate", "bench"],
     "--set": ["train", "evaluate", "play", "simulate"],
     "--seed": ["train", "evaluate", "play", "simulate", "bench"],
     "--rounds": ["evaluate", "simulate"],

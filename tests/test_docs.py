@@ -25,6 +25,7 @@ PAGES = [
     "index.html",
     "getting-started/index.html",
     "rules/index.html",
+    "specification/index.html",
     "envs/pettingzoo/index.html",
     "envs/gymnasium/index.html",
     "envs/vector/index.html",
@@ -132,3 +133,18 @@ def test_reference_has_the_namespace_package_and_markdown_tables(site):
     assert "TrainConfig" in ppo and "TurnBuffer" in ppo
     evaluation = (site_dir / "evaluation" / "index.html").read_text("utf-8")
     assert "<table>" in evaluation and "=====" not in evaluation
+
+
+def test_specification_page_has_its_twelve_sections_with_stable_anchors(site):
+    site_dir, _ = site
+    raw = (site_dir / "specification" / "index.html").read_text("utf-8")
+    for anchor in (
+        "1-cards-108",
+        "5-the-4-bluffing-and-the-challenge",
+        "10-presets",
+        "11-extension-cards-editions-as-data",
+        "12-seed-rules-not-yet-covered",
+    ):
+        assert f'id="{anchor}"' in raw, anchor
+    assert len(re.findall(r'<h2 id="(\d+)-', raw)) == 12
+    assert 'href="../rules/#every-switch"' in raw and 'href="../rules/#presets"' in raw

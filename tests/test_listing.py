@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import os
+from pathlib import Path
 
 from uno_rl import resources
 from uno_rl.agents import available_agents, make_agent
 from uno_rl.core import Rules, available_presets, load_rules
 from uno_rl.experiment import resolve_config_path
 from uno_rl.listing import (
+    Entry,
     agents_main,
     decks_main,
+    ellipsis_for,
     experiments_main,
+    format_table,
     list_agents,
     list_experiments,
     list_presets,
@@ -96,3 +101,38 @@ def test_mains_bad_input(capsys):
         assert main(["--bogus"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_descriptions_are_cut_at_a_word_boundary_within_the_width():
+    entry = Entry(
+        "mine", "Party rules: stacking of any draw card, seven-zero and jump-in.", Path(), "user"
+    )
+    for width in range(24, 70):
+        line = format_table([entry], width).splitlines()[1]
+        assert len(line) <= width, (width, line)
+        assert line.endswith("…"), (width, line)
+        kept = line.removesuffix("…").split("  ")[-1]
+        assert entry.description.startswith(kept) and entry.description[len(kept)] in " ,:", line
+    whole = format_table([entry], 200).splitlines()[1]
+    assert whole.endswith("jump-in.") and "…" not in whole
+
+
+def test_a_single_long_word_is_cut_within_the_width():
+    entry = Entry("mine", "x" * 80, Path(), "user")
+    line = format_table([entry], 40).splitlines()[1]
+    assert len(line) == 40 and line.endswith("x…")
+
+
+def test_mains_cut_to_the_terminal_width(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "50")
+    assert presets_main([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 50 for line in lines)
+    assert any(line.endswith("…") for line in lines) and not any("..." in line for line in lines)
+
+
+def test_an_ascii_only_output_gets_three_dots():
+    assert ellipsis_for(io.TextIOWrapper(io.BytesIO(), encoding="ascii")) == "..."
+    assert ellipsis_for(io.TextIOWrapper(io.BytesIO(), encoding="utf-8")) == "…"
+    entry = Entry("mine", "one two three four five six", Path(), "user")
+    assert format_table([entry], 30, ellipsis="...").splitlines()[1].endswith(" three...")

@@ -98,6 +98,21 @@ def test_unknown_command_close_to_one_suggests_it(capsys):
     assert err.startswith("error: unknown command 'trian' (did you mean 'train'?); commands: ")
 
 
+TYPOS = [
+    (["evaluate", "color-frist", "random"], "unknown agent 'color-frist'", "color-first"),
+    (["experiment", "bluff-whn"], "unknown experiment 'bluff-whn'", "bluff-when"),
+]
+
+
+@pytest.mark.parametrize("argv,unknown,near", TYPOS, ids=[a[0] for a, _, _ in TYPOS])
+def test_a_misspelt_name_suggests_the_near_one(argv, unknown, near, capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("UNO_RL_EXPERIMENTS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"error: {unknown} (did you mean {near!r}?)\n"
+
+
 def test_evaluate_one_agent_says_what_is_needed(capsys):
     assert main(["evaluate", "color-first"]) == 2
     err = capsys.readouterr().err

@@ -106,3 +106,44 @@ def test_simulate_plays_every_shipped_deck(deck, capsys):
                              "--set", f"deck={deck}"])  # fmt: skip
     assert printed.rules.deck == deck
     assert f"deck={deck}" in capsys.readouterr().out.splitlines()[0]
+
+
+def rules_line(argv: list[str], capsys) -> str:
+    """The ``rules:`` line ``uno_rl simulate`` prints for ``argv`` (a tiny run)."""
+    simulate.main(["--games", "4", "--rounds", "4", "--no-progress", *argv])
+    out = capsys.readouterr().out
+    assert "Rules(" not in out
+    (line,) = [line for line in out.splitlines() if line.startswith("rules: ")]
+    return line
+
+
+def test_cli_prints_the_rules_readably(capsys):
+    official = "rules: official preset, 2 players, classic deck (108 cards)"
+    assert rules_line([], capsys) == f"{official}: official rules"
+    assert rules_line(["--set", "jump_in=false"], capsys) == f"{official}: official rules"
+    assert rules_line(
+        ["--players", "3", "--set", "stacking=any", "--set", "uno_forget_prob=0.5"], capsys
+    ) == (
+        "rules: official preset, 3 players, classic deck (108 cards); on top of the preset: "
+        "stacking=any, uno_forget_prob=0.5"
+    )
+    party = "rules: party preset, 4 players, classic deck (108 cards)"
+    assert (
+        rules_line(["--preset", "party", "--players", "4"], capsys)
+        == f"{party}: the preset's rules"
+    )
+    assert rules_line(["--preset", "party", "--set", "jump_in=false"], capsys).endswith(
+        "; on top of the preset: jump_in=false"
+    )
+
+
+def test_dispenser_settings_show_only_with_a_dispenser(capsys):
+    hazard = ["--set", "dispenser_hazard=[0.5, 1.0]"]
+    classic = rules_line(hazard, capsys)
+    assert "dispenser" not in classic and classic.endswith(": official rules")
+    extreme = rules_line(["--set", "deck=extreme", *hazard], capsys)
+    assert ", extreme deck (" in extreme and "with the random card dispenser" in extreme
+    assert extreme.endswith("; on top of the preset: dispenser_hazard=[0.5, 1]")
+    off = rules_line(["--set", "deck=extreme", "--set", "dispenser=off", *hazard], capsys)
+    assert "with the random card dispenser" not in off
+    assert off.endswith("; on top of the preset: dispenser=off")

@@ -10,9 +10,11 @@ refused before any work starts.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import sys
 import tomllib
+from collections.abc import Iterable
 from typing import Any, NoReturn
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "check_float",
     "check_seed",
     "count_type",
+    "did_you_mean",
     "fail",
     "float_type",
     "parse_toml_value",
@@ -47,6 +50,13 @@ def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2."""
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """`` (did you mean 'NEAR'?)`` for the one of ``names`` nearest a misspelt ``name``, or
+    ``''`` when none is near: the hint every "unknown ..." message shares."""
+    close = difflib.get_close_matches(str(name), list(names), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_int(value: object, name: str, minimum: int = 1, maximum: int = MAX_COUNT) -> int:

@@ -4,13 +4,16 @@ Every writer here follows the same protocol: write a temporary file in the targe
 flush and ``fsync`` it, ``os.replace`` it onto the target (atomic on POSIX), then ``fsync``
 the folder so that the rename itself is on disk. A reader sees the old file or the new one,
 never half of either. :func:`append_durably` is the append-only counterpart (a CSV row).
+
+A new file gets the mode ``open()`` would give it (``0o666`` less the user's umask), so that
+teammates and a Jupyter server running as another user can read the results.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
@@ -50,9 +53,7 @@ def replace_durably(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    tmp = Path(name)
+    tmp = _new_temporary(path)
     try:
         yield tmp
         with open(tmp, "rb+") as f:
@@ -63,6 +64,20 @@ def replace_durably(path: str | os.PathLike[str]) -> Iterator[Path]:
             tmp.unlink()
         raise
     fsync_folder(path.parent)
+
+
+def _new_temporary(path: Path) -> Path:
+    """A new empty file ``.NAME.<random>.tmp`` beside ``path``, made as ``open()`` makes a
+    file (mode ``0o666`` less the umask; ``tempfile.mkstemp`` would make it private)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            os.close(os.open(tmp, flags, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
+    raise FileExistsError(f"{path.parent}: no free name for a temporary file")
 
 
 def _write(path: str | os.PathLike[str], write: Callable[[IO], None], mode: str, **kw) -> None:

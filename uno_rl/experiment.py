@@ -39,7 +39,9 @@ so does an output path that cannot be written (``--runs-dir`` a file, below a fi
 folder this process may not write in; ``--resume`` not a run folder). Every file a resume
 reads (the parts, their ``.done`` markers, ``config.json``) is written durably
 (:mod:`uno_rl.durable`); worker processes end when the runner dies
-(:func:`uno_rl.processes.guard_parent`).
+(:func:`uno_rl.processes.guard_parent`). Ctrl-C or SIGTERM stops a run the same way: the
+workers are ended, the finished cells stay, and one line says how many there are and that the
+same command resumes the run (exit status 130 for Ctrl-C, 143 for SIGTERM).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,10 +62,10 @@ from tqdm import tqdm
 
 from uno_rl import resources
 from uno_rl.agents import AgentError
-from uno_rl.cli import CliParser, count_type
+from uno_rl.cli import CliParser, count_type, did_you_mean
 from uno_rl.core.rules import RulesError
 from uno_rl.durable import fsync_folder, write_bytes_durably, write_text_durably
-from uno_rl.processes import MAX_WORKERS
+from uno_rl.processes import MAX_WORKERS, Interrupted, interruptible, stop_pool
 
 from .analysis.variants import write_narrative
 from .eval import formats
@@ -247,6 +249,11 @@ def _make_folders(parts: Path) -> None:
         fsync_folder(folder.parent)
 
 
+def cells_done(config: ExperimentConfig, folder: Path) -> list:
+    """The cells of ``config`` whose tables run folder ``folder`` holds (marked ``.done``)."""
+    return [c for c in config.cells if (folder / "parts" / f"cell-{c.index:04d}.done").exists()]
+
+
 def run_experiment(
     config: ExperimentConfig,
     runs_dir: str = "runs",
@@ -257,20 +264,25 @@ def run_experiment(
     log=print,
     backend: str = "local",
     address: str | None = None,
+    on_start: Callable[[Path], None] | None = None,
 ) -> Path:
     """Play every cell not played yet, then write the merged tables; returns the run folder.
 
     ``backend``, ``address``: where the chunks run (:mod:`uno_rl.eval.backends`); the tables
-    are the same on every backend.
+    are the same on every backend. ``on_start(folder)`` is called once the run folder is
+    chosen. An exception (a ``KeyboardInterrupt`` too) ends the workers at once; the cells
+    finished so far stay.
     """
     folder, resuming = choose_run_dir(config, runs_dir, resume, fresh)
+    if on_start is not None:
+        on_start(folder)
     parts = folder / "parts"
     _make_folders(parts)
     if not resuming:
         # config.json last: it is what marks the folder as a run to resume.
         write_bytes_durably(folder / "config.toml", Path(config.path).read_bytes())
         _write_text(folder / "config.json", json.dumps(config.resolved(), indent=2))
-    done = [c for c in config.cells if (parts / f"cell-{c.index:04d}.done").exists()]
+    done = cells_done(config, folder)
     log(
         f"{'resuming' if resuming else 'starting'} {config.name} in {folder} "
         f"({len(done)} of {len(config.cells)} cells done)"
@@ -303,9 +315,12 @@ def run_experiment(
                     table = _with_rules(table, cell.preset, cell.switches_label)
                 write_atomic(table, str(parts / f"cell-{cell.index:04d}.{name}"), name != "deals")
             _write_text(parts / f"cell-{cell.index:04d}.done", "")
-    finally:
+    except BaseException:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            stop_pool(pool)  # the cell that was running is played again by a resume
+        raise
+    if pool is not None:
+        pool.shutdown(cancel_futures=True)
     merged = Evaluation(
         **{
             name: pd.concat(
@@ -389,11 +404,42 @@ def check_resume_folder(path: str) -> Path:
 
 def resolve_config_path(name: str) -> str:
     """A config path as given, or ``NAME.toml`` of ``$UNO_RL_EXPERIMENTS``'s folders or the
-    shipped experiments for a bare name."""
+    shipped experiments for a bare name; :class:`ConfigError` for a bare name that is
+    neither."""
     if os.path.isfile(name):
         return name
     candidate = resources.find("experiments", f"{name}.toml")
-    return str(candidate) if candidate is not None and candidate.is_file() else name
+    if candidate is not None and candidate.is_file():
+        return str(candidate)
+    if _is_bare_name(name):
+        raise ConfigError(_unknown_experiment(name))
+    return name
+
+
+def _is_bare_name(name: str) -> bool:
+    """Whether ``name`` names a config by name (``bluff-when``), not by path (a path that
+    exists, such as a folder, is left to the config reader to explain)."""
+    separators = {os.sep, os.altsep} - {None}
+    looks_like_path = name.endswith(".toml") or bool(separators & set(name))
+    return bool(name) and not looks_like_path and not os.path.exists(name)
+
+
+def _unknown_experiment(name: str) -> str:
+    """The message for a name no experiment config has: the near name if there is one, else
+    every name."""
+    names = [entry.name for entry in resources.entries("experiments")]
+    hint = did_you_mean(name, names)
+    if hint:
+        return f"unknown experiment {name!r}{hint}"
+    return (
+        f"unknown experiment {name!r}; available: {', '.join(names)} (or a path to a .toml config)"
+    )
+
+
+def interrupted_line(config: ExperimentConfig, folder: Path | None) -> str:
+    """What an interrupted run leaves (``folder``: None before it had one), and how to go on."""
+    done = len(cells_done(config, folder)) if folder is not None else 0
+    return f"interrupted: {done} of {len(config.cells)} cells done; run the same command to resume"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -419,20 +465,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    started: list[Path] = []
     try:
-        folder = run_experiment(
-            config,
-            args.runs_dir,
-            args.resume,
-            args.fresh,
-            args.workers,
-            not args.no_progress,
-            backend=args.backend,
-            address=args.address,
-        )
+        with interruptible():
+            folder = run_experiment(
+                config,
+                args.runs_dir,
+                args.resume,
+                args.fresh,
+                args.workers,
+                not args.no_progress,
+                backend=args.backend,
+                address=args.address,
+                on_start=started.append,
+            )
     except (ConfigError, AgentError, RulesError, BackendError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except Interrupted as stop:
+        print(interrupted_line(config, started[0] if started else None), file=sys.stderr)
+        return stop.status
     if config.analysis is not None:
         module, _, text = ANALYSES[config.analysis]
         print(getattr(importlib.import_module(module), text)(folder))

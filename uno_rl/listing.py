@@ -4,7 +4,8 @@ Each prints a table of the names it knows, one line each: the name, where it com
 (``user``: a folder of ``$UNO_RL_PRESETS`` / ``$UNO_RL_DECKS`` / ``$UNO_RL_AGENTS`` /
 ``$UNO_RL_EXPERIMENTS``;
 ``shipped``: inside the package; ``built-in``: an agent strategy without a spec file) and the
-first sentence of its description. A user file hides a shipped file of the same name.
+first sentence of its description, cut after a whole word to the terminal's width and ended
+with "…" (``--full``: whole). A user file hides a shipped file of the same name.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from uno_rl import resources
 from uno_rl.cli import CliParser
@@ -63,9 +65,33 @@ def list_agents() -> list[Entry]:
     return [found[name] for name in sorted(found)]
 
 
-def format_table(entries: Sequence[Entry], width: int | None = None, paths: bool = False) -> str:
-    """Columns name, source and description (cut to ``width`` characters with '...'; None:
-    whole); with ``paths`` a fourth column, the file."""
+#: The fewest characters of a description shown, however narrow the terminal.
+MIN_DESCRIPTION = 8
+#: Marks a description cut short.
+ELLIPSIS = "…"
+
+
+def shorten(text: str, room: int, ellipsis: str = ELLIPSIS) -> str:
+    """``text`` in at most ``room`` characters: whole if it fits, else cut after its last
+    whole word that fits (mid-word only for one word longer than the room) and ended with
+    ``ellipsis``."""
+    if len(text) <= room:
+        return text
+    keep = max(room - len(ellipsis), 1)
+    cut = text[:keep]
+    if text[keep] != " " and " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + ellipsis
+
+
+def format_table(
+    entries: Sequence[Entry],
+    width: int | None = None,
+    paths: bool = False,
+    ellipsis: str = ELLIPSIS,
+) -> str:
+    """Columns name, source and description (cut at a word to ``width`` characters, ended
+    with ``ellipsis``; None: whole); with ``paths`` a fourth column, the file."""
     names = max([len("name"), *(len(e.name) for e in entries)])
     sources = max([len("source"), *(len(e.source) for e in entries)])
     lines = [f"{'name':<{names}}  {'source':<{sources}}  description"]
@@ -73,11 +99,20 @@ def format_table(entries: Sequence[Entry], width: int | None = None, paths: bool
         text = entry.description or "-"
         if paths:
             text = f"{text}  [{entry.path}]" if entry.source != "built-in" else text
-        line = f"{entry.name:<{names}}  {entry.source:<{sources}}  {text}"
-        if width is not None and len(line) > width:
-            line = line[: max(width - 3, names + sources + 8)] + "..."
-        lines.append(line)
+        prefix = f"{entry.name:<{names}}  {entry.source:<{sources}}  "
+        if width is not None:
+            text = shorten(text, max(width - len(prefix), MIN_DESCRIPTION), ellipsis)
+        lines.append(prefix + text)
     return "\n".join(lines)
+
+
+def ellipsis_for(stream: TextIO) -> str:
+    """``…`` where ``stream`` can write it, ``...`` elsewhere (an ASCII-only output)."""
+    try:
+        ELLIPSIS.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return "..."
+    return ELLIPSIS
 
 
 def _main(
@@ -102,7 +137,7 @@ def _main(
         print(f"error: {error}", file=sys.stderr)
         return 2
     width = None if args.full or args.paths else shutil.get_terminal_size((100, 24)).columns
-    print(format_table(entries, width, paths=args.paths))
+    print(format_table(entries, width, paths=args.paths, ellipsis=ellipsis_for(sys.stdout)))
     return 0
 
 

@@ -1,18 +1,22 @@
 """Play UNO in the terminal against the bots: ``uno_rl play``.
 
+    uno_rl play                                  # you against color-first
+    uno_rl play --players 4                      # against three color-first
     uno_rl play --opponents color-first
     uno_rl play --opponents ppo-official-2p --seed 7 --save game.json
     uno_rl play --opponents rule aggressive bluffer --preset seven-zero --seat 2
     uno_rl play --opponents random-playable --preset kids      # a match
     uno_rl play --opponents rule rule --set multi_play=true --no-color
-    uno_rl play --opponents rule random-playable --set deck=extreme   # RULES.md section 11
+    uno_rl play --opponents rule random-playable --set deck=extreme   # rules specification §11
 
 You take one seat (``--seat``, default 0); every name after ``--opponents`` is an agent from
 the zoo (``uno_rl.agents``: built-in strategies, ``agents/*.toml``, shipped PPO checkpoints such
 as ``ppo-official-2p``, with ``name:key=value`` parameters) in the next seats, so 1 to 9
 opponents make a table of 2 to 10. The rules are a preset (``envs/*.toml``, default
-``official``) with ``--set KEY=VALUE`` switches on top; the player count is always one more
-than the opponents.
+``official``) with ``--set KEY=VALUE`` switches on top; the player count is one more than the
+opponents. Without ``--opponents``, ``color-first`` takes every other seat of a table of
+``--players N`` (2 to 10), or of the preset's count (2 under ``official``): plain
+``uno_rl play`` is you against one ``color-first``.
 
 What is played is decided by the rules: a single round, or, when the rules are a match
 (``match = true``, e.g. the ``kids`` preset or ``--set match=true``), the whole match until
@@ -29,7 +33,7 @@ drawn card?", "Challenge the +4?", "Choose a color", "Swap hands with whom?", "J
 range, empty) is explained and asked again.
 
 Any deck plays (``--set deck=NAME``: ``modern-112``, ``swap-112``, ``extension``, ``extreme``,
-or a deck file; RULES.md section 11): its cards are drawn and narrated (a Discard All and the
+or a deck file; rules specification §11): its cards are drawn and narrated (a Discard All and the
 cards it sheds, hits and the dispenser's presses, Downpours, shuffled and swapped hands, a
 targeted draw's victim, a Boomerang sending a draw or a Skip back) and the menus offer them
 ("Whom do you target with ...?", "A Skip is coming your way: ..."); the replay records the deck.
@@ -71,6 +75,8 @@ __all__ = ["build_parser", "main"]
 HUMAN = "human"
 #: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED = 130
+#: The agent in every other seat when ``--opponents`` is not given.
+DEFAULT_OPPONENT = "color-first"
 
 
 def build_parser() -> CliParser:
@@ -80,8 +86,15 @@ def build_parser() -> CliParser:
         description="Play UNO in the terminal against agents from the zoo or shipped checkpoints.",
     )
     parser.add_argument(
-        "--opponents", nargs="+", required=True, metavar="NAME",
-        help="agent specs for the other seats (1 to 9), e.g. color-first ppo-official-2p",
+        "--opponents", nargs="+", default=None, metavar="NAME",
+        help="agent specs for the other seats (1 to 9), e.g. color-first ppo-official-2p "
+        f"(default: {DEFAULT_OPPONENT} in every other seat of the --players or the preset's "
+        "table)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--players", type=count_type(2, 10), default=None,
+        help="players at the table, you included, 2 to 10 (default: one more than the "
+        "--opponents, else the preset's count)",
     )  # fmt: skip
     parser.add_argument("--preset", default="official", help="rule preset (default official)")
     parser.add_argument(
@@ -104,13 +117,43 @@ def build_parser() -> CliParser:
     return parser
 
 
-def resolve_rules(preset: str, opponents: int, switches: Sequence[str]) -> Rules:
-    """The rules: ``preset`` with ``switches`` (``KEY=VALUE``) and one seat per player.
+def table_size(opponents: Sequence[str] | None, players: int | None) -> int | None:
+    """The player count the command line asks for: one more than the ``--opponents``, or
+    ``--players``; None when neither says (the preset's count).
+
+    Raises:
+        ValueError: 0 or 10+ opponents, or ``--players`` that disagrees with them.
+    """
+    if opponents is None:
+        return players
+    count = len(opponents)
+    if not 1 <= count <= 9:
+        raise ValueError(f"--opponents takes 1 to 9 agents (2 to 10 players), got {count}")
+    if players is not None and players != count + 1:
+        raise ValueError(f"--players {players} needs {players - 1} --opponents, got {count}")
+    return count + 1
+
+
+def resolve_table(
+    preset: str, opponents: Sequence[str] | None, players: int | None, switches: Sequence[str]
+) -> tuple[Rules, list[str]]:
+    """The rules and the opponents' specs: without ``opponents``, :data:`DEFAULT_OPPONENT` in
+    every seat but yours, at ``players`` seats or the preset's count (errors as
+    :func:`table_size` and :func:`resolve_rules`)."""
+    rules = resolve_rules(preset, table_size(opponents, players), switches)
+    if opponents is None:
+        return rules, [DEFAULT_OPPONENT] * (rules.players - 1)
+    return rules, list(opponents)
+
+
+def resolve_rules(preset: str, players: int | None, switches: Sequence[str]) -> Rules:
+    """The rules: ``preset`` with ``switches`` (``KEY=VALUE``) at ``players`` seats (None: the
+    preset's count).
 
     Raises:
         RulesError: an unknown preset or switch, a bad value.
-        ValueError: a malformed switch, ``players`` set, 0 or 10+ opponents, or a preset
-            file that cannot be read (each message names the option).
+        ValueError: a malformed switch, ``players`` set, or a preset file that cannot be
+            read (each message names the option).
     """
     overrides: dict[str, Any] = {}
     if switches:
@@ -123,11 +166,13 @@ def resolve_rules(preset: str, opponents: int, switches: Sequence[str]) -> Rules
                 raise ValueError(f"--set {_short(text, 40)}: {error}") from None
             overrides[key] = value
     if "players" in overrides:
-        raise ValueError("the players are you and the --opponents: do not --set players")
-    if not 1 <= opponents <= 9:
-        raise ValueError(f"--opponents takes 1 to 9 agents (2 to 10 players), got {opponents}")
+        raise ValueError(
+            "the players are you and the --opponents (or --players N): do not --set players"
+        )
+    if players is not None:
+        overrides["players"] = players
     try:
-        return load_rules(preset, players=opponents + 1, **overrides)
+        return load_rules(preset, **overrides)
     except RulesError:
         raise
     except (ValueError, OSError, RecursionError) as error:  # an unreadable preset file
@@ -222,11 +267,10 @@ def main(
 def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -> int:
     """Set the table up, play the game, save it; the exit code."""
     try:
-        rules = resolve_rules(args.preset, len(args.opponents), args.switches)
+        rules, specs = resolve_table(args.preset, args.opponents, args.players, args.switches)
         if not 0 <= args.seat < rules.players:
             raise ValueError(f"--seat must be in [0, {rules.players - 1}], got {args.seat}")
         check_save_path(args.save)
-        specs = list(args.opponents)
         agents = make_agents(specs, rules)
     except (AgentError, RulesError, ValueError, OSError) as error:
         print(f"error: {printable(error)}", file=sys.stderr)  # names typed by the user

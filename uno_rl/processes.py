@@ -11,6 +11,11 @@ every pool made by :func:`worker_pool`) asks Linux to kill the worker when its p
 (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) and, on every platform, starts a daemon thread that
 polls the parent's pid and ends the worker once the parent is gone. So a ``kill -9`` of an
 evaluation or an experiment leaves no worker behind, computing or idle.
+
+Workers ignore SIGINT: Ctrl-C reaches every process of the terminal's process group, and the
+parent alone decides what it means. Inside :func:`interruptible` the parent turns SIGINT and
+SIGTERM into :class:`Interrupted`, and :func:`stop_pool` ends a pool's workers at once, their
+running work abandoned.
 """
 
 from __future__ import annotations
@@ -23,15 +28,19 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 
 __all__ = [
     "MAX_WORKERS",
     "POLL_SECONDS",
     "START_METHODS",
+    "Interrupted",
     "guard_parent",
+    "interruptible",
     "process_context",
+    "stop_pool",
     "worker_pool",
 ]
 
@@ -41,6 +50,8 @@ POLL_SECONDS = 0.5
 _PR_SET_PDEATHSIG = 1
 #: The most worker processes one pool may start (every larger number is a typo).
 MAX_WORKERS = 1024
+#: Seconds :func:`stop_pool` waits for a pool's bookkeeping thread once its workers are ended.
+STOP_SECONDS = 10.0
 
 
 def process_context(start_method: str | None = None):
@@ -98,7 +109,15 @@ def guard_parent(
     threading.Thread(target=_watch, args=(parent, interval), daemon=True).start()
 
 
+def _leave_signals_to_parent() -> None:
+    """Ignore Ctrl-C (the parent stops the pool) and end on SIGTERM, whatever handlers a
+    forked worker inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _initialize(parent: int | None, then: Callable[[], None] | None) -> None:
+    _leave_signals_to_parent()
     guard_parent(parent)
     if then is not None:
         then()
@@ -126,3 +145,49 @@ def worker_pool(
         initializer=_initialize,
         initargs=(parent, initializer),
     )
+
+
+def stop_pool(pool: Executor) -> None:
+    """End ``pool`` now: pending work cancelled, worker processes ended in the middle of their
+    work (what they were computing is lost), then their bookkeeping thread awaited."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    if manager is not None:
+        manager.join(STOP_SECONDS)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop asked for by a signal (SIGINT: Ctrl-C, or SIGTERM); ``status`` is the exit
+    status a shell reports for it, 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.status = 128 + signum
+
+
+@contextmanager
+def interruptible(signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """Inside, the first of ``signals`` to arrive raises :class:`Interrupted` in the main
+    thread; any later one, until the block is left, ends the process at once (the cleanup of
+    the first hangs, the user insists). Outside the main thread (where Python cannot handle
+    signals) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame) -> None:
+        for number in signals:
+            signal.signal(number, lambda again, _: os._exit(128 + again))
+        raise Interrupted(signum)
+
+    previous = {number: signal.signal(number, stop) for number in signals}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

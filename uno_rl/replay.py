@@ -8,7 +8,7 @@
 by the evaluator (``uno_rl evaluate ... --save-replays DIR``). It is checked and
 played again on the engine, which reproduces the game exactly from its rules, deal seed and
 actions; the recorded outcome is checked against the replayed one. Games on every deck
-(RULES.md section 11) replay; a deck this reader does not know, or whose cards changed since
+(rules specification §11) replay; a deck this reader does not know, or whose cards changed since
 the game was recorded, exits with code 2 and one ``error: ...`` line.
 
 Views: ``--open`` (the default) shows every hand at every decision and every event, private

@@ -19,6 +19,10 @@ counted work only; ``game-steps/s`` is the raw engine throughput over all games.
 Truncated rounds (past the rules' turn cap) count as rounds with no winner: they are in every
 denominator and shown as their own share.
 
+The output opens with the run's arguments and one line of rules: the preset, the player
+count, the deck, and the switches set on top of the preset (``official rules`` when the rules
+are the official ones; the dispenser's settings only where a dispenser is in play).
+
 All randomness comes from one ``np.random.Generator`` seeded by ``--seed``: the same arguments
 give the same statistics (the timings aside).
 """
@@ -26,11 +30,13 @@ give the same statistics (the timings aside).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,9 +54,12 @@ from uno_rl.cli import (
     seed_type,
 )
 from uno_rl.core import Rules, RulesError, engine, load_rules, sample_legal_actions
+from uno_rl.core.rules import read_preset
 from uno_rl.eval import stats
 
 POLICIES = ("random-playable", "random")
+#: The dispenser's draw-pile settings, which mean nothing without a dispenser in play.
+DISPENSER_SETTINGS = ("dispenser_hazard", "dispenser_count")
 #: Most games in lockstep: about 1 KB of state each, so a million is about a gigabyte.
 MAX_GAMES = 1_000_000
 
@@ -252,6 +261,55 @@ def check_setup(
     return load_rules(preset, players=players, **overrides)
 
 
+def changed_switches(rules: Rules, base: Mapping[str, Any]) -> dict[str, Any]:
+    """The switches of ``rules`` that differ from ``base`` (a preset's ``[rules]`` table;
+    what it leaves out is the official rules'), without the player count and the deck, and
+    without the dispenser's settings where no dispenser is in play."""
+    official = {field.name: field.default for field in dataclasses.fields(Rules)}
+    reference = {**official, **base}
+    hidden = {"players", "deck"}
+    if not rules.dispenser_on:
+        hidden.update(DISPENSER_SETTINGS)
+        if not rules.deck_cards.dispenser:
+            hidden.add("dispenser")
+    changed = {}
+    for name, value in rules.to_dict().items():
+        if name not in hidden and _comparable(value) != _comparable(reference[name]):
+            changed[name] = value
+    return changed
+
+
+def _comparable(value: Any) -> Any:
+    """``value`` with lists as tuples (a TOML table holds lists, ``Rules`` tuples)."""
+    return tuple(value) if isinstance(value, list | tuple) else value
+
+
+def switch_text(value: Any) -> str:
+    """A switch's value as it is typed after ``--set KEY=``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(switch_text(item) for item in value) + "]"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def describe_rules(rules: Rules, preset: str) -> str:
+    """One line: the preset, the player count, the deck, then the switches set on top of the
+    preset (or ``official rules`` / ``the preset's rules`` when there are none)."""
+    dispenser = " with the random card dispenser" if rules.dispenser_on else ""
+    deck = f"{rules.deck} deck ({rules.deck_cards.size} cards){dispenser}"
+    head = f"{preset} preset, {rules.players} players, {deck}"
+    changed = changed_switches(rules, read_preset(preset))
+    if changed:
+        shown = ", ".join(f"{name}={switch_text(value)}" for name, value in changed.items())
+        return f"{head}; on top of the preset: {shown}"
+    if not changed_switches(rules, {}):
+        return f"{head}: official rules"
+    return f"{head}: the preset's rules"
+
+
 def _fmt(value: float) -> str:
     """Whole or large numbers with thousands separators and no decimals, others with 4."""
     if value.is_integer() or abs(value) >= 1000:
@@ -340,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> SimulationResult:
         f"rounds={result.rounds} seed={args.seed}"
         + (f" deck={result.rules.deck}" if result.rules.deck != "classic" else "")
     )
-    print(f"rules: {result.rules}")
+    print(f"rules: {describe_rules(result.rules, args.preset)}")
     print()
     print(result.summary().to_string(float_format=_fmt, na_rep=""))
     print()

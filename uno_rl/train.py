@@ -15,7 +15,9 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
    all in this process; ``backend = "ray"`` splits them over ``workers`` Ray actors
    (:mod:`uno_rl.ppo.ray_workers`), each with its own generators and a copy of the policy,
    to which the learner broadcasts its weights (one ``ray.put``) every update.
-3. Each update: a rollout of ``rollout_steps`` engine steps; the learner's transitions, linked
+3. Each update: a rollout of ``rollout_steps`` engine steps (``total_decisions`` is rounded to
+   the nearest whole number of updates, at least one; the run says so before it starts, and its
+   checkpoints keep that number for a resume); the learner's transitions, linked
    per (game, seat) (:class:`uno_rl.ppo.buffer.TurnBuffer`), the round's reward on each seat's
    last transition; GAE, computed where the games are (each worker's rollout comes back with
    its advantages and returns, and the learner concatenates them in worker order);
@@ -67,7 +69,13 @@ from uno_rl.cli import CliParser
 from uno_rl.core.rules import Rules, RulesError, load_rules
 from uno_rl.eval.backends import BackendError
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from uno_rl.ppo.config import TrainConfig, TrainConfigError, add_arguments, load_train_config
+from uno_rl.ppo.config import (
+    TrainConfig,
+    TrainConfigError,
+    add_arguments,
+    load_train_config,
+    option_name,
+)
 from uno_rl.ppo.inputs import NetworkInputs
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import PolicyNetwork, use_bf16
@@ -161,7 +169,7 @@ def train(
     on_start: Callable[[Path], None] | None = None,
 ) -> dict:
     """Train per ``config`` into the run folder ``run``; returns the final summary: the run's
-    ``decisions``, ``learner_decisions`` and ``rounds`` so far, and this call's
+    ``decisions``, ``learner_decisions`` and ``rounds`` so far, its ``num_updates``, and this call's
     ``updates_run``, ``session_decisions`` and ``seconds``.
 
     Everything is set up and checked (device, rules, agents, ``init_from``, the checkpoint of a
@@ -194,6 +202,7 @@ def train(
     # Minibatch shuffling (and, on the local backend, the learner's action sampling).
     generator = torch.Generator().manual_seed(config.seed)
     start_update, decisions, rounds, pool_filled, pool_next = 0, 0, 0, 0, 0
+    num_updates = config.num_updates
     learner_decisions, elapsed_before = 0, 0.0  # global_step; seconds of earlier sessions
     data = None
     where = run / "checkpoint.pt"
@@ -203,6 +212,7 @@ def train(
         pool_filled, pool_next = data["pool_filled"], data["pool_next"]
         start_update, decisions, rounds = data["update"], data["decisions"], data["rounds"]
         learner_decisions, elapsed_before = data["learner_decisions"], data["elapsed"]
+        num_updates = data["num_updates"]  # as the run planned it at its start
     # N games in lockstep: in this process, or split over Ray actors (`backend`).
     try:
         source = open_source(
@@ -252,6 +262,7 @@ def train(
                     "torch": torch.get_rng_state(),
                 },
                 "update": update,
+                "num_updates": num_updates,
                 "decisions": decisions,
                 "learner_decisions": learner_decisions,
                 "rounds": rounds,
@@ -270,14 +281,14 @@ def train(
         )
 
     # ----------------------------------------------------------------- loop
-    bar = tqdm(total=config.num_updates, initial=start_update, disable=not progress, unit="update")
+    bar = tqdm(total=num_updates, initial=start_update, disable=not progress, unit="update")
     started, session_decisions = time.perf_counter(), decisions
     try:
-        for update in range(start_update, config.num_updates):
+        for update in range(start_update, num_updates):
             tick = time.perf_counter()
             if config.anneal_lr:
                 optimizer.param_groups[0]["lr"] = config.learning_rate * (
-                    1.0 - update / config.num_updates
+                    1.0 - update / num_updates
                 )
             rollout = source.collect(update, on_rollout)
             stats = rollout.stats
@@ -307,7 +318,7 @@ def train(
                 **rollout_metrics(stats, config, rules.match),
                 **losses,
             }
-            last = update + 1 == config.num_updates
+            last = update + 1 == num_updates
             if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
                 save_policy(run / "policy.pt")
                 result = evaluate_policy(
@@ -348,8 +359,9 @@ def train(
         "decisions": decisions,
         "learner_decisions": learner_decisions,
         "rounds": rounds,
+        "num_updates": num_updates,
         # This session's share (a resume trains only the updates left: maybe none).
-        "updates_run": max(config.num_updates - start_update, 0),
+        "updates_run": max(num_updates - start_update, 0),
         "session_decisions": decisions - session_decisions,
         "seconds": elapsed,
         "worker_restarts": source.restarts,
@@ -394,7 +406,7 @@ def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
             "--resume: a run keeps its backend and number of workers (the games and "
             "their generators are split among the workers); only --address may change"
         )
-    given = ["--set" if k == "switches" else "--" + k.replace("_", "-") for k in overrides]
+    given = [option_name(k) for k in overrides]
     given += ["--config"] * (args.config is not None)
     if given:
         raise TrainConfigError(
@@ -405,17 +417,36 @@ def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
     return run, read_run_config(run, address)
 
 
-def session_line(summary: dict, config: TrainConfig) -> str:
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless it is one: ``1 update``, ``1,024 updates``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def budget_line(config: TrainConfig) -> str:
+    """What a new run of ``config`` will train: its whole updates of one rollout each, and
+    ``total_decisions`` as asked where that rounded it."""
+    per, updates = config.decisions_per_rollout, config.num_updates
+    line = (
+        f"training {counted(updates, 'update')} of {per:,} decisions: {updates * per:,} decisions"
+    )
+    if updates * per != config.total_decisions:
+        line += f" (asked {config.total_decisions:,})"
+    return line
+
+
+def session_line(summary: dict) -> str:
     """What this call trained, and how fast: only the updates it ran count (a resumed run
     has trained the others; a finished one has nothing left, and no speed to report)."""
     if not summary["updates_run"]:
         return (
-            f"nothing left to train: the run had finished all {config.num_updates:,} updates "
+            f"nothing left to train: the run had finished all "
+            f"{counted(summary['num_updates'], 'update')} "
             f"({summary['decisions']:,} decisions, {summary['rounds']:,} rounds)"
         )
     speed = summary["session_decisions"] / max(summary["seconds"], 1e-9)
     return (
-        f"{summary['session_decisions']:,} decisions in {summary['updates_run']:,} updates, "
+        f"{summary['session_decisions']:,} decisions in "
+        f"{counted(summary['updates_run'], 'update')}, "
         f"{summary['seconds']:.0f} s ({speed:,.0f} decisions/s, {summary['precision']} trunk); "
         f"the run: {summary['decisions']:,} decisions, {summary['rounds']:,} rounds"
     )
@@ -442,9 +473,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def announce(run: Path) -> None:
             print(f"{'resuming' if resume else 'training'} {config.name} in {run}", flush=True)
+            if not resume:
+                print(budget_line(config), flush=True)
 
         summary = train(config, run, resume, not args.no_progress, on_start=announce)
-        print(session_line(summary, config))
+        print(session_line(summary))
         if summary["worker_restarts"]:
             print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")
         report = final_report(run, config, summary)

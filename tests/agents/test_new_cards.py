@@ -1,6 +1,6 @@
-"""Every zoo heuristic and the cards of RULES.md section 11: hand-made positions (built with the
-rule-test scenario helper on the shipped decks) with the expected choice, and a smoke run of
-every zoo agent over full rounds of every shipped deck through the batched engine."""
+"""Every zoo heuristic and the cards of rules specification §11: hand-made positions (built
+with the rule-test scenario helper on the shipped decks) with the expected choice, and a smoke
+run of every zoo agent over full rounds of every shipped deck through the batched engine."""
 
 import sys
 from pathlib import Path

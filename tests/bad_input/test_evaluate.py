@@ -178,3 +178,15 @@ def test_bad_replay_samples(sample, expected, tmp_path, capsys):
 
 def test_no_agent_at_all(capsys):
     assert_clean_error(evaluate.main, [], "the following arguments are required: agents", capsys)
+
+
+def test_a_misspelt_agent_gets_a_suggestion_not_the_list(tmp_path, capsys):
+    argv = ["color-frist", "random", "--out", str(tmp_path / "out"), "--no-progress"]
+    expected = "error: unknown agent 'color-frist' (did you mean 'color-first'?)"
+    assert assert_clean_error(evaluate.main, argv, expected, capsys) == expected
+
+
+def test_an_agent_like_no_other_gets_the_list(tmp_path, capsys):
+    argv = ["qqqq", "random", "--out", str(tmp_path / "out"), "--no-progress"]
+    line = assert_clean_error(evaluate.main, argv, "unknown agent 'qqqq'; available: ", capsys)
+    assert "color-first" in line and "did you mean" not in line

@@ -183,3 +183,20 @@ def test_an_unwritable_runs_dir(tmp_path, capsys):
 
 def test_no_config_at_all(capsys):
     assert_clean_error(experiment.main, [], "the following arguments are required: config", capsys)
+
+
+def test_a_misspelt_experiment_name_gets_a_suggestion(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("UNO_RL_EXPERIMENTS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = ["bluff-whn", "--runs-dir", str(tmp_path / "runs"), "--no-progress"]
+    expected = "error: unknown experiment 'bluff-whn' (did you mean 'bluff-when'?)"
+    assert assert_clean_error(experiment.main, argv, expected, capsys) == expected
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_experiment_name_like_no_other_gets_the_list(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("UNO_RL_EXPERIMENTS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = ["qqqq", "--runs-dir", str(tmp_path / "runs"), "--no-progress"]
+    line = assert_clean_error(experiment.main, argv, "unknown experiment 'qqqq'; ", capsys)
+    assert "bluff-when" in line and "did you mean" not in line

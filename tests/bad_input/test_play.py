@@ -101,5 +101,15 @@ def test_bad_command_lines_give_one_error_line(files, capsys, case, expected):
     assert "\x1b" not in line and "\x07" not in line
 
 
-def test_missing_opponents_is_one_error_line(capsys):
-    assert_clean_error(play.main, [], "the following arguments are required: --opponents", capsys)
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["--players", "3", "--opponents", "rule"], "--players 3 needs 2 --opponents, got 1"),
+        (["--players", "1"], "argument --players: must be between 2 and 10, got 1"),
+        (["--players", "many"], "argument --players: 'many' is not a whole number"),
+        (["--players", "2", "--seat", "2"], "--seat must be in [0, 1], got 2"),
+        (["--set", "players=3"], "do not --set players"),
+    ],
+)
+def test_players_without_or_against_opponents_is_one_error_line(capsys, argv, expected):
+    assert_clean_error(lambda a: play.main(a, lambda: "q"), argv, expected, capsys)

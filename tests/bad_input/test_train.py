@@ -26,40 +26,40 @@ TINY = [
 
 # ------------------------------------------------------------- config fields, names
 FIELDS = [
-    (["--clip-coef", "nan"], "clip_coef: must be a finite number"),
+    (["--clip-coef", "nan"], "--clip-coef: must be a finite number"),
     (["--gamma", "nan"], "gamma: must be a finite number"),
     (["--gamma", "1.5"], "gamma: must be in [0, 1]"),
-    (["--learning-rate", "nan"], "learning_rate: must be a finite number"),
-    (["--learning-rate", "inf"], "learning_rate: must be a finite number"),
-    (["--learning-rate", "-0.1"], "learning_rate: must be in [0, 1]"),
-    (["--gae-lambda", "-1"], "gae_lambda: must be in [0, 1]"),
-    (["--ent-coef", "inf"], "ent_coef: must be a finite number"),
-    (["--vf-coef", "nan"], "vf_coef: must be a finite number"),
-    (["--max-grad-norm", "nan"], "max_grad_norm: must be a finite number"),
-    (["--max-grad-norm", "-1"], "max_grad_norm: must be in"),
-    (["--target-kl", "nan"], "target_kl: must be a finite number"),
-    (["--self-play", "nan"], "self_play: must be a finite number"),
-    (["--zoo-share", "1e999"], "zoo_share: must be a finite number"),
-    (["--truncation-penalty", "inf"], "truncation_penalty: must be a finite number"),
-    (["--reward-scale", "nan"], "reward_scale: must be a finite number"),
-    (["--win-bonus", "-1"], "win_bonus: must be in [0, 100]"),
-    (["--clip-coef", "zero"], "clip_coef: cannot read 'zero' as float"),
+    (["--learning-rate", "nan"], "--learning-rate: must be a finite number"),
+    (["--learning-rate", "inf"], "--learning-rate: must be a finite number"),
+    (["--learning-rate", "-0.1"], "--learning-rate: must be in [0, 1]"),
+    (["--gae-lambda", "-1"], "--gae-lambda: must be in [0, 1]"),
+    (["--ent-coef", "inf"], "--ent-coef: must be a finite number"),
+    (["--vf-coef", "nan"], "--vf-coef: must be a finite number"),
+    (["--max-grad-norm", "nan"], "--max-grad-norm: must be a finite number"),
+    (["--max-grad-norm", "-1"], "--max-grad-norm: must be in"),
+    (["--target-kl", "nan"], "--target-kl: must be a finite number"),
+    (["--self-play", "nan"], "--self-play: must be a finite number"),
+    (["--zoo-share", "1e999"], "--zoo-share: must be a finite number"),
+    (["--truncation-penalty", "inf"], "--truncation-penalty: must be a finite number"),
+    (["--reward-scale", "nan"], "--reward-scale: must be a finite number"),
+    (["--win-bonus", "-1"], "--win-bonus: must be in [0, 100]"),
+    (["--clip-coef", "zero"], "--clip-coef: cannot read 'zero' as float"),
     (["--seed", "-1"], "seed: must be in [0, 9223372036854775807], got -1"),
     (["--seed", "99999999999999999999"], "seed: must be in [0, 9223372036854775807]"),
     (["--seed", "1.5"], "seed: cannot read '1.5' as int"),
     (["--seed", "nan"], "seed: cannot read 'nan' as int"),
-    (["--num-games", "9" * 40], "num_games: cannot read"),
-    (["--num-games", "0"], "num_games: must be in [1, 65536]"),
-    (["--total-decisions", "0"], "total_decisions: must be in [1, "),
-    (["--total-decisions", "10000000000000"], "total_decisions: must be in [1, 1000000000000]"),
-    (["--rollout-steps", "-3"], "rollout_steps: must be in [1, 4096]"),
-    (["--update-epochs", "0"], "update_epochs: must be in [1, 100]"),
-    (["--minibatch-size", "0"], "minibatch_size: must be in [1, "),
-    (["--eval-rounds", "1"], "eval_rounds: must be in [2, "),
-    (["--checkpoint-every", "0"], "checkpoint_every: must be in [1, "),
-    (["--snapshot-every", "0"], "snapshot_every: must be in [1, "),
-    (["--pool-size", "0"], "pool_size: must be in [1, 256]"),
-    (["--torch-threads", "999"], "torch_threads: must be in [0, 256]"),
+    (["--num-games", "9" * 40], "--num-games: cannot read"),
+    (["--num-games", "0"], "--num-games: must be in [1, 65536]"),
+    (["--total-decisions", "0"], "--total-decisions: must be in [1, "),
+    (["--total-decisions", "10000000000000"], "--total-decisions: must be in [1, 1000000000000]"),
+    (["--rollout-steps", "-3"], "--rollout-steps: must be in [1, 4096]"),
+    (["--update-epochs", "0"], "--update-epochs: must be in [1, 100]"),
+    (["--minibatch-size", "0"], "--minibatch-size: must be in [1, "),
+    (["--eval-rounds", "1"], "--eval-rounds: must be in [2, "),
+    (["--checkpoint-every", "0"], "--checkpoint-every: must be in [1, "),
+    (["--snapshot-every", "0"], "--snapshot-every: must be in [1, "),
+    (["--pool-size", "0"], "--pool-size: must be in [1, 256]"),
+    (["--torch-threads", "999"], "--torch-threads: must be in [0, 256]"),
     (["--players", "1"], "players: must be in [2, 10]"),
     (["--hidden", "32,abc"], "hidden: must be a list of 1 to 16 layer sizes"),
     (["--hidden", "100000"], "hidden: must be a list of 1 to 16 layer sizes"),
@@ -69,7 +69,7 @@ FIELDS = [
     (["--device", "tpu"], "device: must be one of cpu, cuda, auto"),
     (["--objective", "points"], "objective: must be one of rules, match"),
     (["--precision", "fp8"], "precision: must be one of auto, bf16, fp32"),
-    (["--eval-every", "5", "--eval-agents", ""], "eval_agents: name at least one agent"),
+    (["--eval-every", "5", "--eval-agents", ""], "--eval-agents: name at least one agent"),
     (["--zoo", ""], "zoo: name at least one agent when zoo_share > 0"),
     (["--zoo", "random-playable,nobody"], "unknown agent 'nobody'"),
     (["--eval-every", "5", "--eval-agents", "nobody"], "unknown agent 'nobody'"),
@@ -135,6 +135,26 @@ def without(argv: list[str], field: str) -> list[str]:
         return argv
     at = argv.index(option)
     return argv[:at] + argv[at + 2 :]
+
+
+def test_a_bad_name_on_the_command_line_names_the_option(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    for config in ([], ["--config", str(tmp_path / "good.toml")]):
+        (tmp_path / "good.toml").write_text('name = "good"\n')
+        argv = [*TINY, *config, "--name", "x/y", "--runs-dir", str(runs)]
+        line = assert_clean_error(train.main, argv, "error: --name: 'x/y' is not a safe", capsys)
+        assert ".toml" not in line
+    assert not runs.exists()
+
+
+def test_a_bad_name_in_the_config_file_names_the_file(tmp_path, capsys):
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "x/y"\n')
+    runs = tmp_path / "runs"
+    argv = [*TINY, "--config", str(path), "--runs-dir", str(runs)]
+    line = assert_clean_error(train.main, argv, f"error: {path}: name: 'x/y' is not a", capsys)
+    assert "--name" not in line
+    assert not runs.exists()
 
 
 def test_config_paths_that_are_not_config_files(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Decks as data (RULES.md section 11): the shipped deck files, user decks and their
+"""Decks as data (rules specification §11): the shipped deck files, user decks and their
 validation, the two layouts (the classic one unchanged), and the differential test of every
 playable shipped deck against the reference."""
 

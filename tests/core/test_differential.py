@@ -466,7 +466,7 @@ SWITCH_COMBOS: list[dict] = [
     # a +2's jump-in window after its victim's answer (no stacking); stacked +4s' legality
     dict(jump_in=True, wild_cancels_draw=True, players=4),
     dict(stacking="any", draw_four_legal="no-playable-card", wild_cancels_draw=True, jump_in=True),
-    # RULES.md section 12: a caught bluffer's lost turn, combinations of action cards, a
+    # rules specification §12: a caught bluffer's lost turn, combinations of action cards, a
     # match of a fixed number of rounds
     dict(caught_bluffer="loses-turn"),
     dict(caught_bluffer="loses-turn", jump_in=True, hand_size=3, players=4),
@@ -485,7 +485,7 @@ SWITCH_COMBOS: list[dict] = [
     ),
     dict(multi_play=True, multi_play_actions=True, caught_bluffer="loses-turn", players=6),
     dict(match=True, scoring="losers-add", match_rounds=3),
-    # RULES.md section 11: decks as data and the switches of their cards
+    # rules specification §11: decks as data and the switches of their cards
     dict(deck=f"{DECKS}/no-zeros.toml", stacking="any", players=4),
     dict(deck=f"{DECKS}/chaos.toml", players=3, hand_size=3, jump_in=True, seven_zero=True),
     dict(

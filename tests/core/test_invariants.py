@@ -156,7 +156,7 @@ def check_result(before: State, state: State, result: engine.StepResult) -> None
     assert not state.scores[~over].any() or (state.scores[~over] == before.scores[~over]).all()
     if rules.match:
         assert (state.match_over == result.match_over).all()
-        if rules.match_rounds:  # a fixed number of rounds (RULES.md section 12)
+        if rules.match_rounds:  # a fixed number of rounds (rules specification §12)
             scored = before.round_index + 1 >= rules.match_rounds
         else:
             scored = state.scores.max(axis=1) >= rules.match_target

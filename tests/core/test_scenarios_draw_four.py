@@ -1,4 +1,4 @@
-"""Scenarios: the +4, its legality, bluffing and the challenge (RULES.md section 5, 7)."""
+"""Scenarios: the +4, its legality, bluffing and the challenge (rules specification §5, §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenarios: the extension cards of RULES.md section 11 (Targeted +2 / +4, Boomerang),
+"""Scenarios: the extension cards of rules specification §11 (Targeted +2 / +4, Boomerang),
 each run through both the reference and the engine (``run_both`` checks legal actions,
 states, observations and outcomes agree after every action)."""
 

@@ -1,4 +1,4 @@
-"""Scenarios: the UNO Extreme cards of RULES.md section 11 (Discard All, Hit 2, Wild
+"""Scenarios: the UNO Extreme cards of rules specification §11 (Discard All, Hit 2, Wild
 Hit-Fire, Wild All Hit) and the random card dispenser, each run through both the reference
 and the engine (``run_both`` checks they agree after every action); the dispenser's firing
 pattern and count distribution against the configured tables."""

@@ -1,5 +1,5 @@
 """Scenarios: last-card restrictions, calling UNO, going out, running out of cards
-(RULES.md sections 4, 6, 7 and the last-card and UNO switches)."""
+(rules specification §4, §6, §7 and the last-card and UNO switches)."""
 
 from __future__ import annotations
 

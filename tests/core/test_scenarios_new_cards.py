@@ -1,4 +1,4 @@
-"""Scenarios: the cards of RULES.md section 11 built so far (Wild Customizable, Downpour
+"""Scenarios: the cards of rules specification §11 built so far (Wild Customizable, Downpour
 +1/+2, Wild Shuffle Hands, Wild Swap Hands), each run through both the reference and the
 engine (``run_both`` checks legal actions, states, observations and outcomes agree after
 every action, and that every card of the deck stays accounted for)."""

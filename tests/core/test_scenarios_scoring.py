@@ -1,4 +1,5 @@
-"""Scenarios: scoring schools, rewards, the match and truncation (RULES.md sections 4, 8, 9)."""
+"""Scenarios: scoring schools, rewards, the match and truncation (rules specification §4, §8,
+§9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenarios: the seed rules of RULES.md section 12 (a caught bluffer who loses a turn,
+"""Scenarios: the seed rules of the rules specification, §12 (a caught bluffer who loses a turn,
 combinations of action cards, a match of a fixed number of rounds), each run through both
 the reference and the engine (``run_both`` checks they agree after every action)."""
 

@@ -1,4 +1,4 @@
-"""Scenarios: setting up a round and the first card's effect (RULES.md section 2)."""
+"""Scenarios: setting up a round and the first card's effect (rules specification §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenarios: seven-zero, jump-in and multi-play (RULES.md section 9)."""
+"""Scenarios: seven-zero, jump-in and multi-play (rules specification §9)."""
 
 from __future__ import annotations
 
@@ -155,9 +155,9 @@ def test_jump_in_on_a_draw_two_after_the_victim_drew():
 
 
 def test_jump_in_on_a_draw_two_the_victim_may_answer_waits_for_the_answer():
-    """No stacking (RULES.md 3): with wild_cancels_draw the victim of a +2 answers first; the
-    window opens once it has drawn (the +2's effects are over), so a jump-in +2 is a new +2
-    for the next player, never a second +2 for the same victim (no one draws 4)."""
+    """No stacking (rules specification §3): with wild_cancels_draw the victim of a +2 answers
+    first; the window opens once it has drawn (the +2's effects are over), so a jump-in +2 is a
+    new +2 for the next player, never a second +2 for the same victim (no one draws 4)."""
     g = build(
         jump_rules(wild_cancels_draw=True),
         hands={0: ["red +2", "green 1"], 1: H1, 2: ["red +2", "blue 1"]},
@@ -227,7 +227,8 @@ def test_jump_in_with_the_last_card_wins():
 
 
 def test_no_jump_in_window_after_a_wild():
-    """Reference semantics: only a colored card opens the window (RULES.md: 'after any play')."""
+    """Reference semantics: only a colored card opens the window (``jump_in``, rules
+    specification §9)."""
     g = build(
         jump_rules(), hands={0: ["wild", "green 1"], 1: H1, 2: ["wild", "blue 1"]}, top="red 3"
     )

@@ -1,4 +1,4 @@
-"""Scenarios: stacking draw cards and a Wild cancelling a pending draw (RULES.md section 9)."""
+"""Scenarios: stacking draw cards and a Wild cancelling a pending draw (rules specification §9)."""
 
 from __future__ import annotations
 
@@ -118,8 +118,9 @@ def test_stacking_any_three_card_chain_returns_to_the_first_player():
 )
 @pytest.mark.parametrize("holds_red", [True, False])
 def test_stacking_a_draw_four_in_response_must_be_legal(stacking, first, holds_red):
-    """RULES.md 9: "with stacking on, a +4 cannot be challenged and its legality is enforced
-    by the mask": in the respond phase too, a player holding the current color may not stack it."""
+    """Rules specification §9: "with stacking on, a +4 cannot be challenged and its legality is
+    enforced by the mask": in the respond phase too, a player holding the current color may not
+    stack it."""
     r = rules(players=3, stacking=stacking)
     other = "red 1" if holds_red else "yellow 4"
     h0, top = (

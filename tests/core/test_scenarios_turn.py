@@ -1,4 +1,5 @@
-"""Scenarios: a turn, action cards and drawing (RULES.md sections 3, 4 and the drawn-card switches)."""
+"""Scenarios: a turn, action cards and drawing (rules specification §3, §4 and the drawn-card
+switches)."""
 
 from __future__ import annotations
 

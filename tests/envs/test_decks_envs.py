@@ -1,4 +1,4 @@
-"""Every env on every shipped deck (RULES.md section 11): spaces, conformance, play, render.
+"""Every env on every shipped deck (rules specification §11): spaces, conformance, play, render.
 
 The envs follow the deck's card layout (``rules.layout``): a classic deck keeps the 77
 actions and 349 observation values, a deck with section-11 cards plays in the extended

@@ -26,7 +26,7 @@ SWITCHES = [
     {"draw_four_legal": "no-playable-card", "bluffing": "forbidden"},
     {"caught_bluffer": "takes-back", "uno_forget_prob": 0.5},
     {"multi_play": True, "wild_cancels_draw": True, "stacking": "same"},
-    # RULES.md section 12
+    # rules specification §12
     {"caught_bluffer": "loses-turn", "uno_forget_prob": 0.5},
     {"multi_play": True, "multi_play_actions": True, "stacking": "any"},
     {

@@ -4,7 +4,9 @@ illegal-action policies, the opponents' protocol, seeding, duplicate deals and b
 
 from __future__ import annotations
 
+import textwrap
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -18,9 +20,14 @@ from uno_rl.core import OBS_SIZE, RulesError, engine, load_rules
 from uno_rl.core.actions import DRAW, NUM_ACTIONS
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import OVER
+from uno_rl.envs import gym_env
 from uno_rl.envs.gym_env import UnoEnv, random_opponent, single_opponent
 from uno_rl.envs.registration import ENV_ID
 from uno_rl.envs.vector import random_opponent as random_batched
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The line above the README's Gymnasium example.
+README_MARKER = "<!-- example: gymnasium -->"
 
 CHECKED = [
     ("official", 2),
@@ -72,6 +79,49 @@ def test_make_passes_arguments_and_rule_overrides():
     obs, info = env.reset(seed=0)
     assert info["learner_seat"] == 2
     assert np.array_equal(env.get_wrapper_attr("action_masks")(), info["action_mask"])
+
+
+# ------------------------------------------------------------------ documented examples
+def readme_example(marker: str) -> str:
+    """The ```python block right after ``marker`` in README.md."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    assert marker in text, f"README.md has no {marker}"
+    after = text.split(marker, 1)[1].lstrip("\n")
+    assert after.startswith("```python\n"), "the marker must sit right above a ```python block"
+    return after.removeprefix("```python\n").split("\n```", 1)[0]
+
+
+def docstring_example(doc: str) -> str:
+    """The first literal block (the indented lines after a line ending in ``::``) of a
+    docstring."""
+    lines = []
+    for line in doc.split("::\n\n", 1)[1].splitlines():
+        if line.strip() and not line.startswith(" "):
+            break
+        lines.append(line)
+    return textwrap.dedent("\n".join(lines))
+
+
+def run_example(code: str) -> dict:
+    """Run an example as a script; its names afterwards."""
+    names: dict = {"__name__": "__example__"}
+    exec(compile(code, "<example>", "exec"), names)
+    return names
+
+
+def test_readme_gymnasium_example_runs(capsys):
+    names = run_example(readme_example(README_MARKER))
+    env = names["env"]
+    assert isinstance(env.unwrapped, UnoEnv) and env is not env.unwrapped
+    assert names["terminated"] or names["truncated"]
+    assert "reward" in capsys.readouterr().out
+
+
+def test_module_docstring_gymnasium_example_runs():
+    code = docstring_example(gym_env.__doc__)
+    assert "gymnasium.make" in code
+    names = run_example(code)
+    assert np.array_equal(names["env"].unwrapped.action_masks(), names["info"]["action_mask"])
 
 
 # ------------------------------------------------------------------------- full games

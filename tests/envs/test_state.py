@@ -100,7 +100,7 @@ def test_state_space_bounds():
 
 # ----------------------------------------------------- the state, decision by decision
 MULTI_JUMP = {"multi_play": True, "jump_in": True, "caught_bluffer": "takes-back"}
-#: RULES.md section 12: symbol combinations, lost turns, a match of fixed rounds (scores past
+#: rules specification §12: symbol combinations, lost turns, a match of fixed rounds (scores past
 #: the target stay in the state space)
 SEED_RULES = {
     "multi_play": True,

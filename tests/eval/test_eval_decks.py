@@ -1,4 +1,4 @@
-"""The evaluator on every shipped deck (RULES.md section 11): 2 and 4 players, the deck named
+"""The evaluator on every shipped deck (rules specification §11): 2 and 4 players, the deck named
 in the labels, duplicate deals that replay exactly (every seating of a deal starts from the
 same cards), and the same tables for the same seed."""
 

@@ -195,6 +195,60 @@ def test_a_run_killed_at_random_points_resumes_without_lost_or_duplicated_rows(t
     assert (lost, duplicated) == (0, 0)
 
 
+def _group_gone(group: int, seconds: float) -> bool:
+    """Whether every process of process group ``group`` has ended within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize(
+    "name,everyone,status",
+    [("SIGINT", True, 130), ("SIGTERM", False, 143), ("SIGTERM", True, 143)],
+    ids=["ctrl-c", "kill", "kill-group"],
+)
+def test_an_interrupted_run_says_so_in_one_line_and_resumes(tmp_path, name, everyone, status):
+    """Ctrl-C (SIGINT to the whole process group, workers included) or SIGTERM (to the
+    runner, or to its group) mid-run: one line, the shell's exit status, no traceback, no
+    leaked semaphores, no process left; the rows written stay and the run resumes."""
+    path = write(tmp_path, TINY.replace("rounds = 200", "rounds = 1500"))
+    runs = tmp_path / "runs"
+    command = [sys.executable, "-m", "uno_rl", "experiment", str(path), "--runs-dir", str(runs),
+               "--workers", "2", "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)  # fmt: skip
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(runs.glob("tiny/*/parts/*.done")):
+        assert process.poll() is None, process.communicate()[0]
+        time.sleep(0.02)
+    time.sleep(0.2)  # inside a later cell
+    signum = getattr(signal, name)
+    os.killpg(process.pid, signum) if everyone else process.send_signal(signum)
+    output = process.communicate(timeout=30)[0]
+    assert process.returncode == status, output
+    assert "Traceback" not in output and "leaked semaphore" not in output, output
+    (folder,) = (runs / "tiny").iterdir()
+    done = len(list(folder.glob("parts/*.done")))
+    assert 1 <= done < 8 and output.splitlines()[-1] == (
+        f"interrupted: {done} of 8 cells done; run the same command to resume"
+    )
+    assert len([line for line in output.splitlines() if line.startswith("interrupted")]) == 1
+    assert _group_gone(process.pid, 5.0), "a worker outlived the interrupted run"
+    if name != "SIGINT":
+        return
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"resuming tiny in {folder} ({done} of 8 cells done)" in result.stdout
+    seats = pd.read_parquet(folder / "seats.parquet")
+    assert _lost_and_duplicated(seats, seats, TABLE_KEYS["seats"]) == (0, 0)
+    assert len(seats.groupby(["variant", "players"])) == 8
+
+
 def test_everything_a_resume_reads_is_written_durably(tmp_path, monkeypatch):
     """Parts, markers, the run's config and replay indexes are fsynced, then renamed, then
     their folder is fsynced (the old writers renamed unsynced files)."""

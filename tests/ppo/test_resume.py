@@ -13,7 +13,7 @@ import torch
 
 from uno_rl import train
 from uno_rl.ppo import checkpoint as checkpoint_module
-from uno_rl.ppo.checkpoint import load_checkpoint
+from uno_rl.ppo.checkpoint import load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import load_train_config
 from uno_rl.ppo.logger import STEP, TIMING_KEYS, RunLogger
 
@@ -148,6 +148,26 @@ def test_killed_twice_and_tensorboard_shows_each_update_once(reference, tmp_path
     assert set(got) == set(expected) and "losses/value_loss" in got
     for tag, points in expected.items():
         assert got[tag] == points, tag  # each step once, the same values
+
+
+def test_a_resume_trains_the_updates_its_run_planned(tmp_path):
+    """The checkpoint keeps the run's number of updates; one without it (written when budgets
+    were rounded down to whole updates) resumes to the number its run planned then."""
+    cfg = config(name="plan", total_decisions=4096 + 300, eval_every=0, tensorboard="false")
+    assert cfg.num_updates == 9  # 8.6 updates of 512 decisions
+    for legacy, planned in ((False, 9), (True, 8)):
+        run = tmp_path / f"legacy-{legacy}"
+        with pytest.raises(Killed):
+            train.train(cfg, run, progress=False, on_rollout=kill_in_rollout(4))
+        data = load_checkpoint(run / "checkpoint.pt")
+        assert (data["update"], data["num_updates"]) == (4, 9)
+        if legacy:
+            del data["num_updates"]
+            save_checkpoint(run / "checkpoint.pt", data)
+        summary = train.train(cfg, run, resume=True, progress=False)
+        assert summary["updates_run"] == planned - 4
+        assert load_checkpoint(run / "checkpoint.pt")["update"] == planned
+        assert len(rows(run)) == planned
 
 
 def test_truncation_drops_rows_past_the_checkpoint_and_a_cut_last_row(tmp_path):

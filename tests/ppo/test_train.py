@@ -114,7 +114,7 @@ def test_a_killed_run_resumes_exactly(tmp_path):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--num-games", "0"], "num_games: must be in"),
+        (["--num-games", "0"], "--num-games: must be in"),
         (["--players", "11"], "players: must be in"),
         (["--device", "tpu"], "device: must be one of"),
         (["--features", "hand,nose"], "unknown observation piece 'nose'"),
@@ -122,18 +122,18 @@ def test_a_killed_run_resumes_exactly(tmp_path):
         (["--zoo", "random-playable,nobody"], "unknown agent 'nobody'"),
         (["--preset", "nope"], "unknown preset 'nope'"),
         (["--set", "stacking=most"], "'stacking' must be one of"),
-        (["--anneal-lr", "maybe"], "anneal_lr: cannot read 'maybe'"),
+        (["--anneal-lr", "maybe"], "--anneal-lr: cannot read 'maybe'"),
         (["--hidden", "0"], "hidden: must be a list"),
         (["--backend", "spark"], "backend: must be one of local, ray, got 'spark'"),
         (["--backend", "ray", "--workers", "0"], "workers: must be in [1, 4096], got 0"),
         (["--workers", "2"], "workers: the local backend plays every game in this process"),
         (["--address", "10.0.0.1:6379"], "address: only for backend = 'ray'"),
         (["--backend", "ray", "--workers", "33"], "each rollout actor plays at least one game"),
-        (["--backend", "ray", "--worker-retries", "-1"], "worker_retries: must be in [0, 100]"),
+        (["--backend", "ray", "--worker-retries", "-1"], "--worker-retries: must be in [0, 100]"),
         (["--objective", "match"], "objective: 'match' rewards winning matches"),
         (["--objective", "points"], "objective: must be one of rules, match"),
         (["--precision", "fp8"], "precision: must be one of auto, bf16, fp32"),
-        (["--reward-scale", "-1"], "reward_scale: must be in [0, 100]"),
+        (["--reward-scale", "-1"], "--reward-scale: must be in [0, 100]"),
     ],
 )
 def test_bad_settings_fail_before_training(tmp_path, capsys, argv, message):
@@ -161,6 +161,29 @@ def test_config_files(tmp_path):
     quick = load_train_config(train.QUICKSTART)
     assert quick.preset == "official" and quick.players == 2
     assert TrainConfig().num_updates >= 1
+
+
+def test_the_budget_rounds_to_the_nearest_whole_number_of_updates():
+    """65,536 decisions per update: 300,000 asked are 5 updates (4.6), not 4; 1,000 one."""
+    for asked, updates in [(300_000, 5), (1_000, 1), (98_304, 2), (6_000_000, 92), (262_144, 4)]:
+        assert TrainConfig(total_decisions=asked).num_updates == updates, asked
+    assert train.budget_line(TrainConfig(total_decisions=300_000)) == (
+        "training 5 updates of 65,536 decisions: 327,680 decisions (asked 300,000)"
+    )
+    assert train.budget_line(TrainConfig(total_decisions=65_536)) == (
+        "training 1 update of 65,536 decisions: 65,536 decisions"
+    )
+
+
+def test_training_says_what_it_will_run_before_it_starts(tmp_path, capsys):
+    quick = [*TINY, "--eval-every", "0", "--final-eval-rounds", "0", "--tensorboard", "false"]
+    quick[quick.index("--total-decisions") + 1] = "700"  # 1.4 updates of 32 x 16
+    assert train.main([*quick, "--runs-dir", str(tmp_path), "--name", "one"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    plan = lines.index("training 1 update of 512 decisions: 512 decisions (asked 700)")
+    assert plan < next(i for i, line in enumerate(lines) if "decisions in 1 update," in line)
+    assert not [line for line in lines if "1 updates" in line]
+    assert load_checkpoint(run_dir(tmp_path, "one") / "checkpoint.pt")["update"] == 1
 
 
 def test_every_shipped_training_config_loads_and_names_existing_agents():

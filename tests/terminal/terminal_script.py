@@ -23,7 +23,7 @@ QUESTIONS = {
     "target": "Swap hands with whom?",
     "multi": "in the same turn?",
     "jump": "Jump in with",
-    # the cards of RULES.md section 11
+    # the cards of rules specification §11
     "target draw": "Whom do you target with",
     "skip": "A Skip is coming your way",
     "challenge targeted": "Challenge the targeted +4?",

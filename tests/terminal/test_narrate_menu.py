@@ -25,7 +25,7 @@ VARIANTS = [
     ("seven-zero", {"players": 3, "multi_play": True, "wild_cancels_draw": True}),
     ("official", {"players": 3, "caught_bluffer": "takes-back", "uno_forget_prob": 0.6}),
     ("kids", {"players": 3}),
-    # RULES.md section 12: a lost turn, combinations of action cards, a fixed-length match
+    # rules specification §12: a lost turn, combinations of action cards, a fixed-length match
     (
         "official",
         {
@@ -40,7 +40,7 @@ VARIANTS = [
     ),
 ]
 FIXED_LENGTH_MATCH = VARIANTS[-1]
-VARIANTS += [  # the decks of RULES.md section 11
+VARIANTS += [  # the decks of rules specification §11
     ("official", {"players": 3, "deck": "extreme"}),
     ("official", {"players": 4, "deck": "extension"}),
     ("official", {"players": 3, "deck": "modern-112"}),

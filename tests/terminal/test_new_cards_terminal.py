@@ -1,4 +1,4 @@
-"""The cards of RULES.md section 11 in the terminal: their faces, what the narration says of
+"""The cards of rules specification §11 in the terminal: their faces, what the narration says of
 each (on hand-built positions: tests/core/scenario.py) and the menus that offer them."""
 
 from __future__ import annotations

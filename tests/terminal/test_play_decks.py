@@ -1,4 +1,4 @@
-"""``uno_rl play`` on the decks of RULES.md section 11: scripted games on ``extreme`` (the
+"""``uno_rl play`` on the decks of rules specification §11: scripted games on ``extreme`` (the
 dispenser, Discard All, hits) and ``extension`` (targeted draws, Downpours, Boomerangs),
 saved and replayed exactly, and nothing hidden shown to the person."""
 

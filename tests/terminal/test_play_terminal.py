@@ -208,6 +208,9 @@ def test_ctrl_c_stops_cleanly_and_saves(tmp_path):
         (["--opponents", "rule", "--set", "stackin=any"], "did you mean 'stacking'"),
         (["--opponents", "rule:bluff=2"], "'bluff' must be in"),
         (["--opponents", "rule", "--seed", "-3"], "argument --seed: a seed must be between"),
+        (["--opponents", "rule", "--players", "3"], "--players 3 needs 2 --opponents, got 1"),
+        (["--players", "11"], "argument --players: must be between 2 and 10, got 11"),
+        (["--players", "3", "--seat", "3"], "--seat must be in [0, 2], got 3"),
     ],
 )
 def test_bad_command_lines_exit_2_naming_the_problem(capsys, argv, message):
@@ -219,10 +222,43 @@ def test_bad_command_lines_exit_2_naming_the_problem(capsys, argv, message):
     assert message in capsys.readouterr().err
 
 
-def test_missing_opponents_is_a_usage_error(capsys):
+def quit_at_once(argv: list[str]) -> tuple[int, str]:
+    """Run ``uno_rl play argv`` in-process, answering ``q`` to the first question."""
+    out = io.StringIO()
+    code = play.main([*argv, "--no-color", "--seed", "1"], lambda: "q", out)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "argv, players, opponents",
+    [
+        ([], 2, ["color-first"]),
+        (["--players", "4"], 4, ["color-first"] * 3),
+        (["--players", "3", "--opponents", "rule", "rule"], 3, ["rule", "rule"]),
+        (["--opponents", "rule", "aggressive"], 3, ["rule", "aggressive"]),
+    ],
+)
+def test_opponents_default_to_color_first_in_every_other_seat(argv, players, opponents):
+    code, out = quit_at_once(argv)
+    assert code == 0 and "You left the table" in out
+    assert f"official rules, {players} players" in out
+    seats = ", ".join(f"seat {seat} ({name})" for seat, name in enumerate(opponents, 1))
+    assert f"Opponents: {seats}." in out
+
+
+def test_default_opponents_fill_the_presets_table(tmp_path):
+    preset = tmp_path / "three.toml"
+    preset.write_text("[rules]\nplayers = 3\n")
+    code, out = quit_at_once(["--preset", str(preset)])
+    assert code == 0 and "Opponents: seat 1 (color-first), seat 2 (color-first)." in out
+
+
+def test_help_names_the_default_opponents(capsys):
     with pytest.raises(SystemExit) as stop:
-        play.main([])
-    assert stop.value.code == 2 and "--opponents" in capsys.readouterr().err
+        play.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert stop.value.code == 0
+    assert "(default: color-first in every other seat" in text
 
 
 def test_a_match_is_played_round_after_round_to_its_target(tmp_path):

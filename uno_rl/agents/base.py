@@ -10,7 +10,7 @@ An agent plays N games at once::
 legal action per game (int64). There is no per-game Python loop anywhere in an agent. The
 widths are those of the rules' deck layout (``rules.layout``): 349 values and 77 actions in
 the classic layout, 616 values and 122 actions in the extended one (decks with the cards of
-RULES.md section 11, :mod:`uno_rl.core.layout`).
+rules specification §11, :mod:`uno_rl.core.layout`).
 
 Agents that remember what they saw keep a per-game *memory*: a dict of arrays whose first axis
 is a game slot, made by :meth:`Agent.new_memory` (one per seat the agent plays), cleared for new

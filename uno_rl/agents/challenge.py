@@ -23,7 +23,7 @@ player answered a color the agent left by drawing one card and keeping it, they 
 of that color then (assuming they play when they can), so only the cards they drew since can
 be of it. The bluff probability is computed over those cards instead of the whole hand.
 
-New cards (RULES.md section 11, extended layout): a Targeted +4 is challenged like a +4
+New cards (rules specification §11, extended layout): a Targeted +4 is challenged like a +4
 (only its victim is asked; ``draw4_player`` names its player). The unseen cards are counted
 against the rules' deck (``rules.deck_cards``), and the memory forgets what it knew of the
 seats of a hand swap and, after a Shuffle Hands, of everyone. A Boomerang answer, when the

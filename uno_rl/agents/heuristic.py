@@ -24,7 +24,7 @@ jump            jumps in
 
 Ties are broken at random with the caller's generator, so a seeded run replays exactly.
 
-New cards (RULES.md section 11, decks in the extended layout; shared by every heuristic,
+New cards (rules specification §11, decks in the extended layout; shared by every heuristic,
 from the observation alone, :mod:`.new_cards`; the classic layout plays exactly as before):
 
 * **Wild Swap Hands**: played before anything else when the swap gains cards (the target with

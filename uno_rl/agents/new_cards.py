@@ -1,4 +1,4 @@
-"""What the heuristics know about the cards of RULES.md section 11, from the observation only.
+"""What the heuristics know about the cards of rules specification §11, from the observation only.
 
 Every function reads an :class:`~uno_rl.agents.view.ObservationView` in the extended layout
 (75 kinds) and the agent's rules (``rules.effect_rank``: a Wild Customizable has the effect

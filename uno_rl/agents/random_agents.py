@@ -1,6 +1,6 @@
 """The two random baselines (any layout: they only read the legal mask).
 
-New cards (RULES.md section 11): both treat them as any other legal action. A Boomerang
+New cards (rules specification §11): both treat them as any other legal action. A Boomerang
 answer, a Swap Hands or Targeted victim, a Discard All are drawn uniformly with the rest.
 """
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from uno_rl import resources
+from uno_rl.cli import did_you_mean
 from uno_rl.core.rules import Rules
 from uno_rl.tomlfile import read_toml
 
@@ -137,10 +138,17 @@ def _resolve(
         module, _, attribute = _LAZY_STRATEGIES[name].partition(":")
         cls = getattr(importlib.import_module(module), attribute)
         return cls, {}, cls.summary
-    raise AgentError(
-        f"unknown agent {name!r}; available: {', '.join(available_agents())} "
-        "(or a path to a .toml spec file)"
-    )
+    raise AgentError(_unknown_agent(name))
+
+
+def _unknown_agent(name: str) -> str:
+    """The message for an agent no spec file or strategy names: the near name if there is
+    one, else every name."""
+    names = available_agents()
+    hint = did_you_mean(name, names)
+    if hint:
+        return f"unknown agent {name!r}{hint}"
+    return f"unknown agent {name!r}; available: {', '.join(names)} (or a path to a .toml spec file)"
 
 
 def make_agent(spec: str | Agent, rules: Rules, **params: Any) -> Agent:

@@ -3,8 +3,8 @@
 An agent sees only what :func:`uno_rl.core.observe.observe` gives its seat; this class decodes
 those flat float32 rows into the quantities a heuristic needs. The layout is told by the
 width: 349 values are the classic layout (54 kinds, :data:`uno_rl.core.layout.CLASSIC`), 616
-the extended one (75 kinds, :data:`uno_rl.core.layout.EXTENDED`, with the pieces of RULES.md
-section 11). Seats are relative: 0 is the observer, 1 the next seat clockwise.
+the extended one (75 kinds, :data:`uno_rl.core.layout.EXTENDED`, with the pieces of rules
+specification §11). Seats are relative: 0 is the observer, 1 the next seat clockwise.
 """
 
 from __future__ import annotations

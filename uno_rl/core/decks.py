@@ -1,4 +1,4 @@
-"""Decks as data: a deck is a TOML table of card kinds and counts (RULES.md section 11).
+"""Decks as data: a deck is a TOML table of card kinds and counts (rules specification §11).
 
 A deck file (``envs/decks/NAME.toml``, or any path; user folders in ``$UNO_RL_DECKS``)::
 

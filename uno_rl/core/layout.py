@@ -4,7 +4,7 @@ There are two layouts. ``CLASSIC`` has the 54 kinds of the 108-card game
 (:mod:`.cards`), the 77 actions of :mod:`.actions` and the 349 observation values of
 :mod:`.observe_layout`, unchanged: every deck made of classic kinds alone (``classic``,
 ``extreme`` without its new cards, a user's deck of other counts) plays in it, so the shipped
-bots keep working. ``EXTENDED`` adds the 21 kinds of RULES.md section 11 after them:
+bots keep working. ``EXTENDED`` adds the 21 kinds of rules specification §11 after them:
 
 =========  =====================  =======  ======================================
 kinds      card                   points   actions (after the classic 77)

@@ -149,7 +149,7 @@ def _respond_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) ->
     bluffer = np.maximum(s.draw4_player[g], 0)
     final = on_d4 & (s.hand_size[g, bluffer] == 0)  # +4 was the last card: accept or challenge
     allowed = np.zeros((g.size, layout.num_kinds), dtype=bool)
-    if rules.stacking != "none":  # the classic +2 and +4 only (RULES.md section 11)
+    if rules.stacking != "none":  # the classic +2 and +4 only (rules specification §11)
         is_two = layout.is_draw_two
         on_d2 = is_two[top]
         on_d4 = top == WILD_DRAW_FOUR

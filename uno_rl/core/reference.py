@@ -5,7 +5,7 @@ engine (:mod:`uno_rl.core.engine`) must agree with it exactly: same legal action
 observations, same rewards, same end states, for the same deal seed and actions
 (``tests/core/test_differential.py``). Randomness comes from :mod:`uno_rl.core.rng`, a
 pure function of the deal seed, so both draw the same numbers. The game's flow is here; its
-legal moves are in :mod:`.reference_moves`, the cards of RULES.md section 11 in
+legal moves are in :mod:`.reference_moves`, the cards of rules specification §11 in
 :mod:`.reference_cards`, the close of a step (scoring, the match) in :mod:`.reference_scoring`
 and the observation in :mod:`.reference_observe`.
 
@@ -25,8 +25,8 @@ Order of events, decided once here:
 * The jump-in window opens when a colored card's effects are over, before the next
   player acts; candidates are asked one at a time in the direction of play. Without
   stacking, a +2 whose victim may answer (``wild_cancels_draw``) is over once the victim
-  has accepted and drawn (so a jump-in +2 never adds to it: no stacking, RULES.md 3); with
-  stacking, the window opens right after the play and a jump-in +2 stacks.
+  has accepted and drawn (so a jump-in +2 never adds to it: no stacking, rules specification
+  §3); with stacking, the window opens right after the play and a jump-in +2 stacks.
 * With stacking, a +4 cannot be challenged: one stacked in the respond phase must be
   legal (``draw_four_legal`` against the current color and top card, as in the play phase).
 * ``drawn_card='auto-play'`` (RLCard): the drawn card is played within the draw decision,
@@ -67,7 +67,7 @@ from .reference_scoring import ReferenceScoring, StepOutcome
 from .rules import Rules
 from .state import STAT_NAMES
 
-#: Symbols above this one are the cards of RULES.md section 11 (:mod:`.layout`).
+#: Symbols above this one are the cards of rules specification §11 (:mod:`.layout`).
 WILD_DRAW_FOUR_RANK = 14
 
 
@@ -371,7 +371,7 @@ class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
     def _finish_play(self, seat: int, kind: int, count: int = 1) -> None:
         """Effects of the card that ends ``seat``'s play, a combination of ``count`` cards of
         its symbol (``multi_play_actions``): n Skips skip n players, n Reverses flip n times,
-        n +2s give 2n cards. The cards of RULES.md section 11 are in :meth:`_new_card`."""
+        n +2s give 2n cards. The cards of rules specification §11 are in :meth:`_new_card`."""
         rules, rank = self.rules, int(self.rules.effect_rank[kind])
         if rank > WILD_DRAW_FOUR_RANK:
             self._new_card(seat, rank)

@@ -1,7 +1,8 @@
-"""The reference game's cards of RULES.md section 11 (a mixin of
+"""The reference game's cards of rules specification §11 (a mixin of
 :class:`~uno_rl.core.reference.ReferenceGame`): the executable specification of their effects.
 
-Decisions taken where RULES.md section 11 is silent, once, here:
+Decisions taken where the rules specification (docs/specification.md), section 11, is silent,
+once, here:
 
 * A Wild Customizable is a plain Wild, or has the effect of ``customizable_as``; as a first
   card it is always a plain Wild.
@@ -198,7 +199,7 @@ class ReferenceNewCards:
 
     def _final_new_card(self, seat: int, rank: int) -> bool:
         """What a section-11 card that emptied ``seat``'s hand still does: a Downpour is
-        drawn, a hit hits (RULES.md section 7: a final draw card's victims still draw), a
+        drawn, a hit hits (rules specification §7: a final draw card's victims still draw), a
         targeted draw asks for its victim first (True: the round is not over yet)."""
         if rank in (TARGETED_TWO, TARGETED_FOUR):
             self.actor, self.phase = seat, TARGET_PHASE

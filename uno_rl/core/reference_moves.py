@@ -3,7 +3,7 @@ actions of each phase (a mixin of :class:`~uno_rl.core.reference.ReferenceGame`)
 
 Plain Python over one game, readable top to bottom, as the rest of the reference. The
 layout's tables (:mod:`.layout`) say what each kind is; kinds 0 .. 53 are the classic
-cards in every layout, the extended kinds follow (RULES.md section 11).
+cards in every layout, the extended kinds follow (rules specification §11).
 """
 
 from __future__ import annotations

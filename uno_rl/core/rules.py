@@ -1,6 +1,7 @@
 """The rule set: a frozen, validated dataclass, and presets loaded by name.
 
-Every switch of RULES.md section 9 is one field. Defaults are the official rules.
+Every switch of the rules specification (docs/specification.md), section 9, is one field.
+Defaults are the official rules.
 Presets are TOML files in the top-level ``envs/`` folder (data, not code)::
 
     description = "one line"
@@ -139,7 +140,7 @@ class Rules:
         reward: per-round reward: ``win-loss`` (+1 winner, -1/(P-1) each loser) or ``points``
             (winner +sum of losers' card points, each loser -own points). Both are zero-sum.
         max_turns: decisions (engine steps) after which a round is truncated and scored as a draw.
-        deck: the deck (RULES.md section 11): a shipped name (``classic``, ``modern-112``,
+        deck: the deck (rules specification §11): a shipped name (``classic``, ``modern-112``,
             ``swap-112``, ``extension``, ``extreme``), a user deck's name or a TOML path
             (:mod:`uno_rl.core.decks`).
         dispenser: the random card dispenser replaces the draw pile: ``auto`` (when the deck

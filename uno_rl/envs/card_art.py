@@ -4,7 +4,7 @@
 colors on black for a Wild, a +4 and every colorless card) holding the label (``7``, ``+2``,
 ``Wild``, ``+4``) or, for Skip and Reverse, their symbol (a barred circle, two opposed
 arrows) over the word. Kinds are those of the extended layout (:mod:`uno_rl.core.layout`,
-whose kinds 0 .. 53 are the classic ones), so the cards of RULES.md section 11 have faces
+whose kinds 0 .. 53 are the classic ones), so the cards of rules specification §11 have faces
 too: their label is the symbol's text (``DISCARD ALL``, ``HIT 2``, ``+2?`` for a Targeted +2,
 ``+1 ALL`` for a Downpour +1, ``BOOMERANG``, ...; :data:`NEW_LABELS`).
 :func:`back_image` draws a card's back. Both return RGBA pictures (transparent corners), cached
@@ -31,7 +31,7 @@ __all__ = [
     "fitting_font",
 ]
 
-#: Symbol (``uno_rl.core.layout``) -> label of the cards of RULES.md section 11.
+#: Symbol (``uno_rl.core.layout``) -> label of the cards of rules specification §11.
 NEW_LABELS: dict[int, str] = {
     layouts.DISCARD_ALL: "DISCARD ALL",
     layouts.HIT_TWO: "HIT 2",

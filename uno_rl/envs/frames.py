@@ -17,7 +17,7 @@ game and player count, which is what Gymnasium's ``RecordVideo`` needs:
 * once the round is over, its outcome instead of the hand.
 
 Cards (:mod:`uno_rl.envs.card_art`) are in UNO's colors with their labels (numbers, Skip,
-Reverse, +2, Wild, +4, and the cards of RULES.md section 11 on every deck: ``DISCARD ALL``,
+Reverse, +2, Wild, +4, and the cards of rules specification §11 on every deck: ``DISCARD ALL``,
 ``HIT 2``, ``+2?``, ...). With the random card dispenser on, the pile shows the dispenser's
 cards and its presses since it last fired; the header names the seats of the round's last
 hand swap (public; the hands swapped are in the text rendering, to the two swappers only). Text uses Pillow's own font (``ImageFont.load_default(size=...)``,

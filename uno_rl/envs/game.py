@@ -7,8 +7,8 @@ observation, and exposes who acts
 (:attr:`SingleGame.actor`), the legal mask as an ``(A,) int8`` vector, one seat's
 ``(obs_size,) float32`` observation, and ``step(action)`` for one integer action, where
 ``A = rules.layout.num_actions`` and ``obs_size = rules.layout.obs_size`` follow the deck
-(77 and 349 for a deck of classic cards, 122 and 616 for a deck with any card of RULES.md
-section 11: :mod:`uno_rl.core.layout`). The fast paths below serve the classic layout; a
+(77 and 349 for a deck of classic cards, 122 and 616 for a deck with any card of rules
+specification §11: :mod:`uno_rl.core.layout`). The fast paths below serve the classic layout; a
 game of the extended layout runs the reference's own step and observation. The
 scalar and fast games are held to the reference and the reference to the batched engine
 decision by decision (``tests/core/test_scalar.py``, ``tests/envs/test_fast_path.py``,

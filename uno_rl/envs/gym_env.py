@@ -8,15 +8,17 @@ decision followed by the opponents' decisions until the learner must act again o
 episode ends::
 
     import gymnasium
+    import numpy as np
     import uno_rl.envs.registration  # or: import uno_rl.envs
 
     env = gymnasium.make("uno_rl/Uno-v1", players=3, stacking="any")
     obs, info = env.reset(seed=0)
     action = env.action_space.sample(info["action_mask"].astype(np.int8))
     obs, reward, terminated, truncated, info = env.step(action)
+    mask = env.unwrapped.action_masks()  # the same as info["action_mask"]
 
-Spaces follow the deck (``deck=`` like any rule; :attr:`UnoEnv.layout`, RULES.md section
-11): the observation is the learner's own view, a ``Box`` of ``(obs_size,)`` float32 with
+Spaces follow the deck (``deck=`` like any rule; :attr:`UnoEnv.layout`, rules specification
+§11): the observation is the learner's own view, a ``Box`` of ``(obs_size,)`` float32 with
 per-value bounds (bounds from :func:`uno_rl.envs.uno_v1.observation_bounds`); the action
 space is ``Discrete(A)``. A deck of classic cards has the classic layout, ``(349,)`` and
 ``Discrete(77)`` (:mod:`uno_rl.core.observe_layout`, :mod:`uno_rl.core.actions`); a deck
@@ -24,7 +26,11 @@ with any section-11 card the extended one, ``(616,)`` and ``Discrete(122)`` (the
 :mod:`uno_rl.core.layout`). The legal actions are ``info["action_mask"]``, an ``(A,)``
 bool array on every reset and step (all False once the episode is over), and
 :meth:`UnoEnv.action_masks` returns the same mask (what sb3-contrib's ``MaskablePPO``
-calls).
+calls). ``gymnasium.make`` returns the env inside Gymnasium's wrappers (``OrderEnforcing``
+around ``PassiveEnvChecker``), and Gymnasium 1.x wrappers do not pass attributes on:
+``env.action_masks()`` raises ``AttributeError`` there. Call
+``env.unwrapped.action_masks()`` (or ``env.get_wrapper_attr("action_masks")()``), or read
+``info["action_mask"]``.
 
 Episodes and rewards (the same as :class:`uno_rl.envs.vector.UnoVectorEnv`):
 

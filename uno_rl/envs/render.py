@@ -4,7 +4,7 @@
 draw pile, pending draws, every player's hand size (and match score), who acts and in which
 phase, and one seat's view: the viewer's hand (by default the player to act) and, when the
 viewer is to act, their legal actions and the card they just drew. Every deck renders
-(RULES.md section 11): cards and actions are named by the deck's layout
+(rules specification §11): cards and actions are named by the deck's layout
 (``rules.layout.card_name`` / ``action_name``), the dispenser's presses since it last fired
 are shown when it is on, and so are the two seats of the round's last hand swap (public);
 the two hands swapped are shown only to a viewer who was one of the two. Nothing else hidden

@@ -44,7 +44,7 @@ This is the state of every deck of classic cards (the ``classic`` layout): ``STA
 is 900 and :data:`STATE_SLICES` maps each piece to its slice; the offsets above are checked
 against it by ``tests/envs/test_state.py``.
 
-A deck with any card of RULES.md section 11 plays in the extended layout
+A deck with any card of rules specification §11 plays in the extended layout
 (:mod:`uno_rl.core.layout`: K = 75 kinds). Its state (:func:`state_layout`, 1397 values) has
 the same pieces in the same order, every per-kind piece (``hands`` at ``k * 75``,
 ``top_card``, ``discard``, ``draw_pile``, ``drawn_card``, ``jump_card``) 75 wide, and

@@ -58,8 +58,8 @@ agent to act, whose view changes with every turn.
 ### Decks
 
 The deck is a rule like any other (`deck=`: `classic`, the default, `modern-112`,
-`swap-112`, `extension`, `extreme`, a user deck's name or a TOML path; RULES.md section
-11). The spaces follow the deck's card layout (`env.rules.layout`,
+`swap-112`, `extension`, `extreme`, a user deck's name or a TOML path; rules
+specification §11). The spaces follow the deck's card layout (`env.rules.layout`,
 `uno_rl.core.layout`): a deck of classic cards plays in the classic layout, with exactly
 the spaces and values below (77 actions, 349 observation values, a 900-value state); a deck
 holding any section-11 card (Discard All, Hit 2, Targeted +2/+4, the new Wilds, Downpour,

@@ -289,7 +289,8 @@ def play_chunks(
     chunks (default 4 per worker, at least 16) are submitted and not yet finished at any
     time, so the plan is never materialized. ``on_finished(chunk_position, rounds)`` reports
     progress; results come back in chunk order. A failing chunk raises its error here;
-    nothing is returned for the others.
+    nothing is returned for the others (and the workers of a pool made for the call are ended,
+    as on a ``KeyboardInterrupt``).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
@@ -321,11 +322,14 @@ def play_chunks(
                 results[i] = future.result()
                 if on_finished is not None:
                     on_finished(i, int(results[i].winner.size))
-    finally:
+    except BaseException:
         for future in futures:
             future.cancel()
         if own:
-            pool.shutdown(cancel_futures=True)
+            processes.stop_pool(pool)
+        raise
+    if own:
+        pool.shutdown(cancel_futures=True)
     return [results[i] for i in range(len(results))]
 
 

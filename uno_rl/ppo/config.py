@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,14 @@ __all__ = [
     "cli_text",
     "config_from_dict",
     "load_train_config",
+    "option_name",
     "parse_switches",
 ]
 
 #: Every piece of the classic observation: the default ``features`` (on an extended deck it
 #: means every piece of the extended layout, :func:`uno_rl.ppo.inputs.resolve_features`).
 ALL_FEATURES = [name for name, _ in PIECES]
-#: The pieces only the extended layout has (decks with RULES.md section 11's cards).
+#: The pieces only the extended layout has (decks with the cards of rules specification §11).
 EXTENDED_FEATURES = [name for name, _ in EXTENDED_PIECES]
 #: A run name: one folder under ``--runs-dir`` (no ``/``, no leading dot, no ``..``).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -121,7 +123,10 @@ class TrainConfig:
                          choices=("cpu", "cuda", "auto"))  # fmt: skip
     torch_threads: int = _field(0, "torch CPU threads (0: torch's default)", low=0, high=256)
     total_decisions: int = _field(
-        3_000_000, "stop after this many decisions (all seats, all games)", low=1
+        3_000_000,
+        "decisions to train (all seats, all games), rounded to the nearest whole number of "
+        "updates of num_games x rollout_steps decisions, at least one",
+        low=1,
     )
     # --------------------------------------------------------------- backend
     backend: str = _field("local", "where the games are played: local (this process) or ray "
@@ -303,17 +308,22 @@ class TrainConfig:
 
     @property
     def decisions_per_rollout(self) -> int:
+        """Decisions of one update's rollout: every game takes one per engine step."""
         return self.num_games * self.rollout_steps
 
     @property
     def num_updates(self) -> int:
-        return max(1, self.total_decisions // self.decisions_per_rollout)
+        """The updates of a run: ``total_decisions`` in rollouts, rounded to the nearest whole
+        number (half up), at least one."""
+        per = self.decisions_per_rollout
+        return max(1, (2 * self.total_decisions + per) // (2 * per))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
 def _parse_cli_value(name: str, text: str, kind: type) -> Any:
+    """The command-line text of field ``name`` as a ``kind``; errors name its option."""
     try:
         if kind is bool:
             lowered = text.lower()
@@ -335,7 +345,7 @@ def _parse_cli_value(name: str, text: str, kind: type) -> Any:
     except ValueError as error:
         why = f" ({error})" if kind is dict else ""  # which switch value is unreadable, and why
         raise TrainConfigError(
-            f"{name}: cannot read {_show(text)} as {kind.__name__}{why}"
+            f"{option_name(name)}: cannot read {_show(text)} as {kind.__name__}{why}"
         ) from None
 
 
@@ -400,9 +410,26 @@ def parse_switches(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def config_from_dict(data: Any, where: str) -> TrainConfig:
+def option_name(field: str) -> str:
+    """The command-line option of config field ``field`` (``--set`` for the switches)."""
+    return "--set" if field == "switches" else "--" + field.replace("_", "-")
+
+
+def _blamed(message: str, where: str, options: Mapping[str, str]) -> str:
+    """``message`` (``FIELD: ...``) started with the option of ``FIELD`` when ``options``
+    has one (the value came from the command line), else with ``where``."""
+    field, sep, rest = message.partition(": ")
+    if sep and field in options:
+        return f"{options[field]}: {rest}"
+    return f"{where}: {message}"
+
+
+def config_from_dict(
+    data: Any, where: str, options: Mapping[str, str] | None = None
+) -> TrainConfig:
     """The config of a table of fields (a TOML file, a run's ``config.json``), every field
-    checked; errors start with ``where``."""
+    checked; errors start with ``where``, or with the command-line option of the field they
+    name where ``options`` (field -> option) has it."""
     if not isinstance(data, dict):
         raise TrainConfigError(
             f"{where}: must be a table of config fields, got {type(data).__name__}"
@@ -416,7 +443,7 @@ def config_from_dict(data: Any, where: str) -> TrainConfig:
     try:
         return TrainConfig(**data)
     except TrainConfigError as error:
-        raise TrainConfigError(f"{where}: {error}") from None
+        raise TrainConfigError(_blamed(str(error), where, options or {})) from None
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -431,17 +458,19 @@ def load_train_config(
 ) -> TrainConfig:
     """The config of a TOML file (or the defaults) with command-line overrides: strings per
     field, and ``switches`` as a list of ``KEY=VALUE`` (``--set``), applied on top of the
-    file's switches."""
+    file's switches. An error about a value given on the command line names its option
+    (``--name``), one about a value of the file names the file (and so does one about rule
+    switches that both give)."""
     values: dict[str, Any] = {}
     names = {f.name: f for f in dataclasses.fields(TrainConfig)}
     if path is not None:
         values.update(read_config_file(path))
-    for key, text in (overrides or {}).items():
-        if text is None:
-            continue
+    given = {key: text for key, text in (overrides or {}).items() if text is not None}
+    options = {key: option_name(key) for key in given if key != "switches" or key not in values}
+    for key, text in given.items():
         if key == "switches" and isinstance(text, list):
             base = values.get("switches", {})
             values[key] = {**(base if isinstance(base, dict) else {}), **parse_switches(text)}
             continue
         values[key] = _parse_cli_value(key, text, _kind(names[key]))
-    return config_from_dict(values, str(path or "config"))
+    return config_from_dict(values, str(path or "config"), options)

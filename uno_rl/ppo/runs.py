@@ -8,7 +8,9 @@ checkpoint's state into the network, the optimizer and the opponent pool
 (:func:`load_resume`, :func:`restore_learner`), each part checked to fit: errors name the
 file and the problem. A checkpoint counts the learner's decisions (``learner_decisions``,
 the logs' ``global_step``) and the seconds trained (``elapsed``); one written before it did is
-refused unless its run had finished (nothing more is logged then).
+refused unless its run had finished (nothing more is logged then). It also holds the run's
+number of updates, fixed at its start (:func:`planned_updates`), so that a resume trains as
+many as the run nobody killed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "initial_weights",
     "load_resume",
     "new_run_path",
+    "planned_updates",
     "read_run_config",
     "remove_stale_temporaries",
     "restore_learner",
@@ -132,8 +135,9 @@ def load_resume(
             f"{NetworkInputs.of_spec(spec).describe()}; the run's config.json asks for "
             f"{config.hidden} and {inputs.describe()}"
         )
+    data["num_updates"] = planned_updates(data, config, where)
     if "learner_decisions" not in data:  # written before the logs counted them
-        if data["update"] < config.num_updates:
+        if data["update"] < data["num_updates"]:
             raise CheckpointError(
                 f"{where}: written by an older version of uno_rl, which did not count the "
                 "learner's decisions (the logs' global_step); it cannot be resumed: start a "
@@ -157,6 +161,18 @@ def load_resume(
     ):
         raise CheckpointError(f"{where}: its generator states are missing or not tensors")
     return data
+
+
+def planned_updates(data: dict[str, Any], config: TrainConfig, where: Path) -> int:
+    """The updates the run of checkpoint ``data`` trains in all: the number it planned at its
+    start. A checkpoint that does not hold it was written when a budget was rounded down to
+    whole updates: its run planned ``total_decisions // decisions_per_rollout``."""
+    if "num_updates" not in data:
+        return max(1, config.total_decisions // config.decisions_per_rollout)
+    value = data["num_updates"]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise CheckpointError(f"{where}: num_updates must be a whole number >= 1, got {value!r}")
+    return value
 
 
 def remove_stale_temporaries(run: Path) -> None:

@@ -25,7 +25,7 @@ File layout (version 1, a JSON object; every key is required, no other key is al
 existed) takes its default (a new switch defaults to the behaviour before it, and the replay
 check below confirms the game still plays out the same); an unknown switch is an error.
 
-(**) The deck (``rules.deck``, RULES.md section 11) is loaded by its name when the file is
+(**) The deck (``rules.deck``, rules specification §11) is loaded by its name when the file is
 read, and its cards must be those recorded: a deck this reader does not know, or one whose
 cards changed since, raises :class:`ReplayError` in one line. A file without the key (saved
 before decks existed) is played on its ``rules.deck``.
@@ -42,7 +42,6 @@ import dataclasses
 import json
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +50,7 @@ import numpy as np
 
 from uno_rl.core.decks import DeckError
 from uno_rl.core.rules import Rules, RulesError
+from uno_rl.durable import write_text_durably
 
 from .model import Outcome, Replay, ReplayError, Violation
 from .simulate import verify as verify_replay
@@ -157,22 +157,11 @@ def _dump(value: Any, indent: str) -> str:
 
 
 def save(replay: Replay, path: str | os.PathLike[str]) -> Path:
-    """Write ``replay`` to ``path`` atomically (a temporary file in the same folder, then
-    ``os.replace``): a reader never sees half a file. Creates missing parent folders."""
+    """Write ``replay`` to ``path`` atomically and durably (a temporary file in the same
+    folder, ``fsync``, ``os.replace``: :func:`uno_rl.durable.write_text_durably`): a reader
+    never sees half a file. Creates missing parent folders."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = to_json(replay)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_durably(path, to_json(replay))
     return path
 
 

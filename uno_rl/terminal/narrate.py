@@ -4,9 +4,9 @@
 and lists :class:`Event` lines: who played what (and the color a wild named), who drew how
 many cards (and which, for the drawer), skips, reverses, hands swapped or passed on, UNO
 calls and penalties, challenges with their verdict and the hand they revealed, reshuffles,
-the end of a round with its points and the next deal of a match; and the cards of RULES.md
-section 11 (:mod:`.narrate_cards`: Discard All, hits and the dispenser, Downpours, shuffled and
-swapped hands, targeted draws, Boomerangs), on every deck (``rules.layout``).
+the end of a round with its points and the next deal of a match; and the cards of rules
+specification §11 (:mod:`.narrate_cards`: Discard All, hits and the dispenser, Downpours,
+shuffled and swapped hands, targeted draws, Boomerangs), on every deck (``rules.layout``).
 :func:`narrate_deal` describes a deal (dealer, first card and its effect).
 
 Each event says who may see it (:attr:`Event.audience`): the cards a player draws, a hand a

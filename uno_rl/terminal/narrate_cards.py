@@ -1,4 +1,4 @@
-"""Narration of the cards of RULES.md section 11 (a mixin of :class:`.narrate._Narration`).
+"""Narration of the cards of rules specification §11 (a mixin of :class:`.narrate._Narration`).
 
 Discard All (the cards shed), hits and the dispenser (presses, cards shot, presses since its
 last fire), Downpours, a shuffle of every hand (each seat sees its own new hand), a swap (the

@@ -319,7 +319,7 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
         _tell_seed(human, seed)
         return _save(args.save, recorder.replay(), human)
     human.show_news()
-    human.write(style.dim("---- game over " + "-" * 40))
+    human.write(style.dim(human.rule("---- game over ")))
     human.write(table_text(state, voice, style, None))
     replay = recorder.replay(state)
     assert replay.outcome is not None

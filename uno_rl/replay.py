@@ -40,6 +40,7 @@ from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_de
 from uno_rl.terminal.safe import printable
 from uno_rl.terminal.style import Style, use_color
 from uno_rl.terminal.table import seat_names, table_text
+from uno_rl.terminal.wrap import terminal_width, wrap_text
 
 __all__ = ["build_parser", "main", "show"]
 
@@ -85,8 +86,10 @@ def show(
     names = seat_names(replay.seats)
     voice = Voice(names, you=viewer)
 
+    width = terminal_width(out)
+
     def write(text: str = "") -> None:
-        out.write(text + "\n")
+        out.write(wrap_text(text, width) + "\n")
 
     where = f" (preset {printable(replay.preset)})" if replay.preset else ""
     game = "a match" if rules.match else "a single round"

@@ -10,11 +10,13 @@ import pytest
 
 from uno_rl import experiment
 from uno_rl.analysis.behaviour import behaviour_samples, behaviour_table
+from uno_rl.analysis.situation_plots import behaviour_figure, situations_figure
 from uno_rl.analysis.situations import (
     best_answers,
     field_table,
     policy_label,
     rule_of_thumb,
+    run_note,
     situation_summary,
     situation_table,
 )
@@ -187,6 +189,69 @@ def test_field_best_answers_and_rule_of_thumb_follow_the_gains(tmp_path):
     assert cell.endswith("pays nowhere")
 
 
+def test_a_full_run_carries_no_quick_warning(tmp_path):
+    folder = synthetic_run(tmp_path, GAINS)
+    config = {**json.loads((folder / "config.json").read_text()), "name": "bluff-when"}
+    field = field_table(folder)
+    note = run_note(config, field)
+    assert note == ""
+    text = "\n".join(rule_of_thumb(best_answers(field), config["confidence"], note))
+    assert "Quick run" not in text and "99% interval" in text
+    fig = situations_figure(field, "official", "rounds", note)
+    assert "QUICK" not in fig.get_suptitle()
+    quick = {**config, "name": "bluff-when-quick"}
+    assert run_note(quick, field).startswith("Quick run (400 paired deals a cell)")
+
+
+def situations_of_two_tables(folder: Path) -> pd.DataFrame:
+    """The synthetic field at 2 players and again at 4 with gains ten times as large."""
+    field = field_table(synthetic_run(folder, GAINS))
+    wide = field.assign(players=4)
+    for column in [c for c in field.columns if c.startswith("points_gain")]:
+        wide[column] = field[column] * 10
+    return pd.concat([field, wide], ignore_index=True)
+
+
+def test_situation_panels_share_one_x_scale(tmp_path):
+    import matplotlib.pyplot as plt
+
+    fig = situations_figure(situations_of_two_tables(tmp_path), "official", "rounds")
+    limits = {ax.get_xlim() for ax in fig.axes}
+    plt.close(fig)
+    assert len(fig.axes) == 4 and len(limits) == 1
+    (low, high) = limits.pop()
+    assert low < -50 and high > 10  # the 4-player gains (-50 to +10) fit every panel
+
+
+def synthetic_behaviour() -> pd.DataFrame:
+    """A behaviour table of two agents at 2 and 4 players, rates spanning the whole axis."""
+    rows = []
+    for players in (2, 4):
+        for side, feature in (("bluff", "next_hand"), ("challenge", "their_hand")):
+            for agent, kind in (("ppo-official-2p", "given"), ("color-first:bluff=1.0", "best bluffer"),
+                                ("color-first:challenge=always", "best challenger")):  # fmt: skip
+                for order, rate in enumerate((0.02, 0.5, 0.98)):
+                    rows.append({"players": players, "side": side, "feature": feature,
+                                 "agent": agent, "kind": kind, "order": order, "bin": str(order),
+                                 "rate": rate, "rate_low": rate - 0.02,
+                                 "rate_high": rate + 0.02, "bluff_share": 0.9})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_behaviour_legends_lie_outside_their_panels():
+    import matplotlib.pyplot as plt
+
+    fig = behaviour_figure(synthetic_behaviour())
+    fig.savefig(Path("/dev/null"), format="png")
+    fig.canvas.draw()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        assert legend is not None
+        box, area = legend.get_window_extent(), ax.get_window_extent()
+        assert not box.overlaps(area), ax.get_title()
+    plt.close(fig)
+
+
 def test_behaviour_table_counts_known_samples():
     bluffs = pd.DataFrame({
         "next_hand": [1, 1, 1, 2, 6, 6], "own_hand": [5] * 6, "color_cards": [1, 1, 2, 3, 3, 3],
@@ -300,8 +365,31 @@ def test_quick_run_writes_every_output(bluff_when_quick_run):
     assert len(plots) == 12 and all(p.stat().st_size > 5000 for p in plots)  # 6 rules x 2 units
     for name in ("behaviour.png", "calibration.png"):
         assert (run / name).stat().st_size > 5000
-    assert (run / "rule_of_thumb.md").read_text().startswith("# The +4 bluff: a rule of thumb")
+    assert "# The +4 bluff: a rule of thumb" in (run / "rule_of_thumb.md").read_text()
     assert (run / "DONE").is_file()
+
+
+def png_title(path: Path) -> str:
+    """The title a study saved in a PNG's text."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.text.get("Title", "")
+
+
+def test_quick_run_says_so_in_every_text_and_plot(bluff_when_quick_run):
+    run = bluff_when_quick_run
+    text = (run / "rule_of_thumb.md").read_text()
+    first = text.splitlines()[0]
+    assert first.startswith("Quick run (") and "paired deals a cell): too small" in first
+    assert "run without --quick for the study" in first
+    summary = situation_summary(run)
+    assert summary.splitlines()[0] == first
+    for shown in (text, summary):  # every interval names its level
+        lines = [line for line in shown.splitlines() if "interval" in line]
+        assert lines and all("99% interval" in line or "no interval" in line for line in lines)
+    for path in [*run.glob("situations-*.png"), run / "behaviour.png", run / "calibration.png"]:
+        assert png_title(path).startswith("QUICK RUN, not a finding:\n"), path.name
 
 
 def test_quick_run_tables_are_sane(bluff_when_quick_run):

@@ -14,6 +14,7 @@ from uno_rl.analysis.study import (
     mark_equilibrium_region,
     matrix_equilibrium,
     narrative,
+    study_summary,
 )
 from uno_rl.analysis.study_plots import heatmap_figure
 from uno_rl.eval.config import load_config
@@ -52,6 +53,18 @@ def test_quick_study_writes_every_output(quick_run):
     assert len(heatmaps) == 4 and all(p.stat().st_size > 5000 for p in heatmaps)
     assert (quick_run / "calibration.png").stat().st_size > 5000
     assert (quick_run / "DONE").is_file()
+
+
+def test_quick_study_says_so_in_its_summary_and_plots(quick_run):
+    from PIL import Image
+
+    summary = study_summary(quick_run).splitlines()
+    assert summary[0].startswith("Quick run (600 to 2,000 rounds a cell): too small for findings")
+    gains = [line for line in summary if "always bluffing changes the win rate" in line]
+    assert gains and all("(95% interval)" in line for line in gains)
+    for path in [*quick_run.glob("heatmap-*.png"), quick_run / "calibration.png"]:
+        with Image.open(path) as image:
+            assert image.text["Title"].startswith("QUICK RUN, not a finding:\n"), path.name
 
 
 def test_quick_study_table_is_sane(quick_run):

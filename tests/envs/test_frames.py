@@ -19,6 +19,7 @@ from uno_rl.core.cards import NUM_KINDS, WILD, WILD_DRAW_FOUR, kind
 from uno_rl.envs import frames, uno_v1
 from uno_rl.envs.frames import FRAME_SHAPE, card_label, render_frame
 from uno_rl.envs.gym_env import UnoEnv
+from uno_rl.envs.opponents import short_name
 from uno_rl.envs.registration import ENV_ID
 from uno_rl.envs.render import render_text, table_view
 
@@ -214,6 +215,29 @@ def test_names_outside_ascii_are_drawn_in_ascii():
     accented = render_frame(state, names=["José", "Zoë"])
     assert np.array_equal(accented, render_frame(state, names=["Jose", "Zoe"]))
     assert not np.array_equal(accented, render_frame(state, names=["Jose", "Zed"]))
+
+
+# ------------------------------------------------------------------- seat names
+def test_gym_frames_name_each_seat_by_the_agent_there():
+    def my_bot(observation, action_mask, rng):
+        return int(np.flatnonzero(action_mask)[0])
+
+    opponents = ["color-first:bluff=0.3", my_bot, lambda o, m, r: int(np.flatnonzero(m)[0])]
+    env = UnoEnv(players=4, opponents=opponents, learner_seat=1, render_mode="rgb_array")
+    env.reset(seed=3)
+    names = ["player_0", "learner", "color-first", "my_bot"]  # a lambda keeps player_N
+    assert env.seat_names == names
+    state = env.privileged_game.state
+    frame = env.render()
+    assert np.array_equal(frame, render_frame(state, 0, names, title="Uno-v1", viewer=1))
+    generic = ["player_0", "learner", "player_2", "player_3"]
+    assert not np.array_equal(frame, render_frame(state, 0, generic, title="Uno-v1", viewer=1))
+
+
+def test_short_names_of_agent_specs():
+    assert short_name("ppo:checkpoint=runs/a/best.pt,greedy=true") == "best"
+    assert short_name("color-first:bluff=0.3") == "color-first"
+    assert short_name("bots/cautious.toml") == "cautious"
 
 
 # --------------------------------------------------------------------- no leak

@@ -11,27 +11,32 @@ import pandas as pd
 
 from uno_rl.eval import formats as fmt
 
+from .quick import interval_level
+
 __all__ = ["rule_of_thumb"]
 
 
-def rule_of_thumb(answers: pd.DataFrame) -> list[str]:
+def rule_of_thumb(answers: pd.DataFrame, confidence: float = 0.95, note: str = "") -> list[str]:
     """Markdown lines of advice for human players, computed from :func:`best_answers`.
 
     First the page: per side, each situation with the number of cells (rule variant x table
     size x unit) where it pays, costs or is unclear against the field, sorted by the share of
     cells where it pays minus the share where it costs (then by the cells where it is best), each with its gain in the headline cells (the
     official rules' rounds cells, else the first cell); then one line per cell with its best
-    answers and what pays there."""
-    lines = ["# The +4 bluff: a rule of thumb", ""]
+    answers and what pays there. ``confidence``: the level of the intervals; ``note``: a
+    quick run's warning (:func:`uno_rl.analysis.quick.quick_note`), the first line."""
+    lines = ([note, ""] if note else []) + ["# The +4 bluff: a rule of thumb", ""]
     if not len(answers):
         return lines + ["No situation was measured."]
     keys = ["variant", "players", "unit"]
+    level = interval_level(confidence)
     cells = answers.drop_duplicates(keys)[keys]
     lines.append(
         f"Computed from the bluff-when study over {len(cells)} cells (rule variant, table size, "
         "rounds or matches): each policy against a field of heuristic players, in net points "
         "per round (matches won per match in match cells), paired with never doing it over the "
-        "same deals. *Pays*: the interval of the gain lies above 0; *costs*: below."
+        f"same deals. *Pays*: the {level} of the gain lies above 0; *costs*: below. "
+        f"Figures in brackets are {level}s."
     )
     headline = answers[(answers["variant"] == "official") & (answers["unit"] == "rounds")]
     if not len(headline):

@@ -147,11 +147,12 @@ def reliability_table(
 
 
 def write_calibration(
-    folder, samples: pd.DataFrame, reliability: pd.DataFrame, scores: pd.DataFrame
+    folder, samples: pd.DataFrame, reliability: pd.DataFrame, scores: pd.DataFrame, note: str = ""
 ) -> None:
     """Write a study's calibration outputs into its run ``folder`` (nothing without samples):
     ``calibration_samples.parquet``, ``calibration.*`` (the reliability table),
-    ``calibration_scores.*`` and the reliability diagram ``calibration.png``."""
+    ``calibration_scores.*`` and the reliability diagram ``calibration.png`` (a quick run's
+    ``note`` marks its title)."""
     from pathlib import Path
 
     from uno_rl.eval.run import write_atomic
@@ -164,4 +165,4 @@ def write_calibration(
     samples.to_parquet(folder / "calibration_samples.parquet", index=False)
     write_atomic(reliability, str(folder / "calibration"))
     write_atomic(scores, str(folder / "calibration_scores"))
-    plot_calibration(reliability, folder / "calibration.png")
+    plot_calibration(reliability, folder / "calibration.png", note)

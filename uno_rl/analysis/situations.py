@@ -61,6 +61,7 @@ from .calibration import (
     reliability_table,
     write_calibration,
 )
+from .quick import quick_note
 from .situation_plots import plot_behaviour, plot_situations
 from .study import challenge_label
 
@@ -388,13 +389,22 @@ def write_situation_study(folder: str | Path, workers: int | None = None, progre
     write_atomic(table, str(folder / "situations"))
     write_atomic(field, str(folder / "field"))
     write_atomic(answers, str(folder / "best_answers"))
-    _write_text(folder / "rule_of_thumb.md", "\n".join(rule_of_thumb(answers)) + "\n")
-    plot_situations(field, folder)
+    note = run_note(config, field)
+    advice = rule_of_thumb(answers, config["confidence"], note)
+    _write_text(folder / "rule_of_thumb.md", "\n".join(advice) + "\n")
+    plot_situations(field, folder, note)
     behaviour = behaviour_tables(config, answers, table, progress)
     if len(behaviour):
         write_atomic(behaviour, str(folder / "behaviour"))
-        plot_behaviour(behaviour, folder / "behaviour.png")
-    write_calibration(folder, *calibration_outputs(config, progress))
+        plot_behaviour(behaviour, folder / "behaviour.png", note)
+    write_calibration(folder, *calibration_outputs(config, progress), note=note)
+
+
+def run_note(config: dict, field: pd.DataFrame) -> str:
+    """The quick run's warning (:func:`~uno_rl.analysis.quick.quick_note`) with the paired
+    deals of its cells, ``""`` for a full run."""
+    deals = field["deals"] if len(field) else pd.Series([0])
+    return quick_note(config, int(deals.min()), int(deals.max()), "paired deals")
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -408,7 +418,9 @@ def situation_summary(folder: str | Path) -> str:
     """The findings of a finished run as text (what the experiment runner prints): the rule
     of thumb, the learned and searching players' headline rates and the calibration."""
     folder = Path(folder)
-    lines = (folder / "rule_of_thumb.md").read_text().splitlines()[2:]
+    lines = (folder / "rule_of_thumb.md").read_text().splitlines()
+    title = lines.index("# The +4 bluff: a rule of thumb")
+    del lines[title : title + 2]
     behaviour = folder / "behaviour.parquet"
     if behaviour.exists():
         lines += ["", "Learned, searching and best condition-based players (all their chances):"]

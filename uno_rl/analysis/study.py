@@ -49,6 +49,7 @@ from .calibration import (
     reliability_table,
     write_calibration,
 )
+from .quick import interval_level, quick_note
 from .study_plots import heatmap_figure, plot_calibration, plot_heatmaps
 
 __all__ = [
@@ -371,8 +372,16 @@ def write_bluff_study(folder: str | Path, workers: int | None = None, progress: 
     write_atomic(table, str(folder / "bluff"))
     write_atomic(best, str(folder / "best_responses"))
     write_atomic(equilibrium_table(table), str(folder / "equilibrium"))
-    write_calibration(folder, *calibration_tables(config, progress))
-    plot_heatmaps(table, folder)
+    note = run_note(config, table)
+    write_calibration(folder, *calibration_tables(config, progress), note=note)
+    plot_heatmaps(table, folder, note)
+
+
+def run_note(config: dict, table: pd.DataFrame) -> str:
+    """The quick run's warning (:func:`~uno_rl.analysis.quick.quick_note`) with the rounds
+    a match-up of its cells, ``""`` for a full run."""
+    rounds = table["rounds"] if len(table) else pd.Series([0])
+    return quick_note(config, int(rounds.min()), int(rounds.max()), "rounds")
 
 
 # ------------------------------------------------------------------ narrative
@@ -383,12 +392,13 @@ def narrative(
     best: pd.DataFrame,
     equilibrium: pd.DataFrame,
     scores: pd.DataFrame | None = None,
+    confidence: float = 0.95,
 ) -> list[str]:
     """Findings computed from the study's tables, as Markdown bullet lines: the value of
     bluffing against each policy, the best answers (a single best only where it is
     separable: otherwise the tied group, from ``best``), the equilibrium-like region, where
     the answers flip with the table size or the rules, and the calibration. Figures are in
-    the formats of :mod:`uno_rl.eval.formats`."""
+    the formats of :mod:`uno_rl.eval.formats`, intervals at the level ``confidence``."""
     lines = []
     tied = best.set_index(["variant", "players", "responder", "against"])["tied"]
     for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
@@ -417,7 +427,8 @@ def narrative(
             )
             lines.append(
                 f"- against `{policy}`: {answer}; always bluffing changes the win rate by "
-                f"{gain}, {fmt.points(full['points_per_bluff'])} points per bluff"
+                f"{gain} ({interval_level(confidence)}), "
+                f"{fmt.points(full['points_per_bluff'])} points per bluff"
             )
         region = cell[cell["equilibrium_like"]]
         pairs = ", ".join(f"({b:g}, {c})" for b, c in zip(region["bluff"], region["challenge"]))
@@ -475,13 +486,18 @@ def _flips(best: pd.DataFrame) -> list[str]:
 
 
 def study_summary(folder: str | Path) -> str:
-    """The findings of a finished study run as text (what the experiment runner prints)."""
+    """The findings of a finished study run as text (what the experiment runner prints), a
+    quick run's warning first."""
     folder = Path(folder)
+    config = json.loads((folder / "config.json").read_text())
     scores = folder / "calibration_scores.parquet"
+    table = pd.read_parquet(folder / "bluff.parquet")
     lines = narrative(
-        pd.read_parquet(folder / "bluff.parquet"),
+        table,
         pd.read_parquet(folder / "best_responses.parquet"),
         pd.read_parquet(folder / "equilibrium.parquet"),
         pd.read_parquet(scores) if scores.exists() else None,
+        config["confidence"],
     )
-    return "\n".join(lines)
+    note = run_note(config, table)
+    return "\n".join(([note, ""] if note else []) + lines)

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .quick import PNG_TITLE, titled
+
 __all__ = ["heatmap_figure", "plot_calibration", "plot_heatmaps"]
 
 
@@ -33,12 +35,13 @@ def _text_color(rgba) -> str:
     return "white" if luminance < 0.179 else "black"
 
 
-def heatmap_figure(part: pd.DataFrame, variant: str):
+def heatmap_figure(part: pd.DataFrame, variant: str, note: str = ""):
     """The heatmap figure of one variant (``part``: its rows of the study table): the
     bluffer's win-rate gain over never bluffing, in percentage points, by challenge policy
     (rows) and bluff probability (columns), one panel per player count, one shared colour
     scale (its bar in percentage points, ``+2 pp``), each cell's value written in black or
-    white by the cell's luminance. Returns the matplotlib figure (the caller closes it)."""
+    white by the cell's luminance; a quick run's ``note`` marks the title. Returns the
+    matplotlib figure (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,28 +93,30 @@ def heatmap_figure(part: pd.DataFrame, variant: str):
     )
     bar.set_label("win-rate gain (percentage points)", fontsize=9)
     bar.ax.tick_params(labelsize=8)
-    fig.suptitle(f"Win-rate gain of bluffing over never bluffing\n{variant}", fontsize=10)
+    title = titled(f"Win-rate gain of bluffing over never bluffing\n{variant}", note)
+    fig.suptitle(title, fontsize=10)
     return fig
 
 
-def plot_heatmaps(table: pd.DataFrame, folder: str | Path) -> list[Path]:
-    """One PNG per variant, ``heatmap-VARIANT.png`` (:func:`heatmap_figure`). Returns the
-    files."""
+def plot_heatmaps(table: pd.DataFrame, folder: str | Path, note: str = "") -> list[Path]:
+    """One PNG per variant, ``heatmap-VARIANT.png`` (:func:`heatmap_figure`, a quick run's
+    ``note`` marking its title, saved in the PNG's text too). Returns the files."""
     import matplotlib.pyplot as plt
 
     paths = []
     for variant, part in table.groupby("variant", sort=False):
-        fig = heatmap_figure(part, variant)
+        fig = heatmap_figure(part, variant, note)
         path = Path(folder) / f"heatmap-{_slug(variant)}.png"
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, metadata={PNG_TITLE: fig.get_suptitle()})
         plt.close(fig)
         paths.append(path)
     return paths
 
 
-def plot_calibration(reliability: pd.DataFrame, path: str | Path) -> Path:
+def plot_calibration(reliability: pd.DataFrame, path: str | Path, note: str = "") -> Path:
     """The reliability diagram: observed bluff share against the predicted probability, one
-    line per setting, the diagonal for perfect calibration."""
+    line per setting, the diagonal for perfect calibration; a quick run's ``note`` marks the
+    title, saved in the PNG's text too."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -153,8 +158,9 @@ def plot_calibration(reliability: pd.DataFrame, path: str | Path) -> Path:
     title = "Calibration of the Bayesian bluff probability"
     if one_variant:
         title += f"\n{reliability['variant'].iloc[0]}"
+    title = titled(title, note)
     ax.set_title(title, fontsize=9)
     path = Path(path)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    fig.savefig(path, dpi=110, bbox_inches="tight", metadata={PNG_TITLE: title})
     plt.close(fig)
     return path

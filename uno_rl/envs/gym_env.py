@@ -82,8 +82,8 @@ keys raise ``ValueError``.
 
 Hidden information: the observation, ``info`` (``action_mask``, ``learner_seat``, and at the
 end ``winner``, ``match_winner``, ``scores``, ``illegal_action``) and ``render()`` (the
-learner's view: its own hand, every other hand as a count; as text or as an RGB frame) show
-only what the learner's seat may see; no deal seed is ever in ``info``
+learner's view: its own hand, every other hand as a count; as text or as an RGB frame, each
+seat named by who plays it, :attr:`UnoEnv.seat_names`) show only what the learner's seat may see; no deal seed is ever in ``info``
 (``engine.reset(rules, [deal_seed])`` would rebuild every hand and the draw pile). Debugging
 and duplicate-deal bookkeeping read the full game through the *privileged* attributes, which a
 learner must not be given:
@@ -117,7 +117,7 @@ from uno_rl.core.rules import Rules
 
 from .frames import render_frame
 from .game import SingleGame, check_action, legal_text
-from .opponents import resolve_opponents
+from .opponents import opponent_name, resolve_opponents
 from .render import present, render_text
 from .uno_v1 import observation_bounds
 from .vector import check_learner_seat, load_env_rules
@@ -235,6 +235,17 @@ class UnoEnv(gymnasium.Env):
         """The ``P - 1`` opponents of the current episode, clockwise from the learner (an
         Agent's wrapper holds it as ``.agent`` and its spec as ``.label``)."""
         return self._opponents
+
+    @property
+    def seat_names(self) -> list[str]:
+        """How ``render()`` names each seat this episode: ``learner``, and each opponent's
+        short name (:func:`~uno_rl.envs.opponents.opponent_name`: ``color-first``, a
+        checkpoint's file stem)."""
+        p, seat = self.rules.players, self.learner_seat
+        return [
+            "learner" if k == seat else opponent_name(self._opponents[(k - seat) % p - 1], k)
+            for k in range(p)
+        ]
 
     @property
     def privileged_game(self) -> SingleGame:
@@ -409,10 +420,7 @@ class UnoEnv(gymnasium.Env):
             return None
         if self._game.game is None:
             raise ResetNeeded("call reset() before render()")
-        names = [
-            "learner" if k == self.learner_seat else f"player_{k}"
-            for k in range(self.rules.players)
-        ]
+        names = self.seat_names
         state, seat = self._game.state, self.learner_seat
         if self.render_mode == "rgb_array":
             return render_frame(state, 0, names, title="Uno-v1", viewer=seat)

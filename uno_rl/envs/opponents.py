@@ -26,12 +26,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from uno_rl.agents import Agent, AgentError, make_agent
 from uno_rl.core.rules import Rules
 
-__all__ = ["DEFAULT_OPPONENT", "OpponentPlan", "OpponentsTypeError", "resolve_opponents"]
+__all__ = [
+    "DEFAULT_OPPONENT",
+    "OpponentPlan",
+    "OpponentsTypeError",
+    "opponent_name",
+    "resolve_opponents",
+    "short_name",
+]
 
 #: The opponent of every seat when ``opponents`` is ``None``.
 DEFAULT_OPPONENT = "random-playable"
@@ -124,3 +132,27 @@ def resolve_opponents(
         )
     seats = tuple(entry(v, f"opponents[{i}]") for i, v in enumerate(opponents))
     return OpponentPlan(tuple(agents), seats, None)
+
+
+def short_name(label: str) -> str:
+    """A short name for an agent's spec or label: a checkpoint's file stem
+    (``ppo:checkpoint=runs/a/best.pt`` -> ``best``), a spec file's stem, else the agent's
+    name without its parameters (``color-first:bluff=0.3`` -> ``color-first``)."""
+    name, _, rest = label.strip().partition(":")
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        if eq and key.strip() == "checkpoint" and value.strip():
+            return Path(value.strip()).stem
+    if name.endswith(".toml"):
+        return Path(name).stem
+    return name
+
+
+def opponent_name(opponent: Callable, seat: int) -> str:
+    """How a table names the seat ``seat`` where ``opponent`` plays: :func:`short_name` of
+    its label (an agent's spec) or of a function's name; ``player_<seat>`` when it has
+    neither (a lambda, a callable object)."""
+    label = getattr(opponent, "label", None) or getattr(opponent, "__name__", None)
+    if not isinstance(label, str) or not label.strip() or label.startswith("<"):
+        return f"player_{seat}"
+    return short_name(label) or f"player_{seat}"

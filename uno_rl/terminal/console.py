@@ -3,7 +3,8 @@
 :class:`TerminalPlayer` is a :class:`~uno_rl.replays.record.Decider`: at each of its
 decisions it prints the events since its last decision that its seat may see, the table from
 its seat, the phase's question with numbered legal choices, and reads answers until one is
-valid (a short explanation before each new ask). ``q`` raises :class:`QuitGame`; the end of
+valid (a short explanation before each new ask); long lines break between cards at the
+terminal's width (:mod:`uno_rl.terminal.wrap`). ``q`` raises :class:`QuitGame`; the end of
 input raises ``EOFError``; the caller decides what quitting means.
 """
 
@@ -20,6 +21,7 @@ from .menu import QUIT, Menu, build_menu, color_menu, parse_answer
 from .narrate import Event, Voice
 from .style import Style
 from .table import table_text
+from .wrap import terminal_width, wrap_text
 
 __all__ = ["QuitGame", "TerminalPlayer"]
 
@@ -38,6 +40,7 @@ class TerminalPlayer:
         out: where to print.
         read_line: reads one line of input (without its newline); raises ``EOFError`` at the
             end of input.
+        width: the columns to wrap lines at; None: the terminal's, when ``out`` is one.
     """
 
     def __init__(
@@ -47,17 +50,30 @@ class TerminalPlayer:
         style: Style,
         out: TextIO,
         read_line: Callable[[], str],
+        width: int | None = None,
     ):
         self.seat = seat
         self.voice = voice
         self.style = style
         self.out = out
         self.read_line = read_line
+        self.width = width
         self._unseen: list[Event] = []
 
     def write(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+        """Print ``text`` and a newline, wrapped between cards at the width."""
+        self.out.write(wrap_text(text, self.columns()) + "\n")
         self.out.flush()
+
+    def columns(self) -> int | None:
+        """The width lines wrap at (None: no wrapping)."""
+        return self.width if self.width is not None else terminal_width(self.out)
+
+    def rule(self, head: str) -> str:
+        """``head`` followed by dashes: 40, or fewer to fit the width."""
+        width = self.columns()
+        room = 40 if width is None else min(40, width - len(head))
+        return head + "-" * max(4, room)
 
     def hear(self, events: Iterable[Event]) -> None:
         """Queue the events this seat may see, to show at its next decision."""
@@ -75,7 +91,7 @@ class TerminalPlayer:
         where = f"decision {int(state.turn[0]) + 1}"
         if state.rules.match:
             where = f"round {int(state.round_index[0]) + 1}, {where}"
-        self.write(self.style.dim(f"---- {where} " + "-" * 40))
+        self.write(self.style.dim(self.rule(f"---- {where} ")))
         self.write(table_text(state, self.voice, self.style, self.seat))
         choice = self.ask(build_menu(state, legal, self.voice, self.style))
         if choice.needs_color:

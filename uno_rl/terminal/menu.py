@@ -3,7 +3,8 @@
 :func:`build_menu` turns the legal actions of the seat to act into a phase-specific question
 and a numbered list of :class:`Choice` (legal actions only). A Wild or +4 is one choice
 (``play [wild]``) followed by the question "Choose a color" (:func:`color_menu`), so each
-card is listed once. :func:`parse_answer` reads a typed answer: a number from the list, or
+card is listed once; a +4 that would be a bluff says so (``play [+4] (a bluff: you hold a red
+card)``), as it can then be challenged. :func:`parse_answer` reads a typed answer: a number from the list, or
 ``q`` to quit; anything else gives a short explanation to show before asking again.
 """
 
@@ -16,6 +17,7 @@ import numpy as np
 from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
 from uno_rl.core.cards import RANK_NAMES, WILD
 from uno_rl.core.layout import SWAP_HANDS, SYMBOLS, TARGETED_FOUR, TARGETED_TWO, Layout
+from uno_rl.core.legality import draw_four_legal
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 from uno_rl.core.state import State
@@ -60,25 +62,41 @@ def _card_choices(
     layout: Layout,
     wild_verb: str | None = None,
     boomerang_verb: str | None = None,
+    bluff: str = "",
 ) -> list[Choice]:
     """One choice per card the legal actions play (a card naming a color once, its color
     asked after), colored cards first, in kind order; ``wild_verb`` replaces ``verb`` for a
-    plain Wild, ``boomerang_verb`` for a Boomerang."""
+    plain Wild, ``boomerang_verb`` for a Boomerang; ``bluff`` follows a +4's name."""
     out, later = [], []
     for kind in np.unique(layout.action_card[np.flatnonzero(legal)]):
         if kind < 0:
             continue
         kind = int(kind)
         first = int(layout.first_action[kind])
+        face = style.card(kind) + (bluff if layout.draw_four_like[kind] else "")
         if layout.names_color[kind]:
             says = wild_verb if kind == WILD and wild_verb else verb
-            label = f"{says} {style.card(kind)}, then choose a color"
-            later.append(Choice(label, first, True))
+            later.append(Choice(f"{says} {face}, then choose a color", first, True))
         elif layout.kind_color[kind] < 0:
-            later.append(Choice(f"{boomerang_verb or verb} {style.card(kind)}", first))
+            later.append(Choice(f"{boomerang_verb or verb} {face}", first))
         else:
-            out.append(Choice(f"{verb} {style.card(kind)}", first))
+            out.append(Choice(f"{verb} {face}", first))
     return out + later
+
+
+def bluff_note(state: State, seat: int, style: Style) -> str:
+    """`` (a bluff: you hold a red card)`` when a +4 (or Targeted +4) from ``seat`` would be
+    a bluff now (:func:`~uno_rl.core.legality.draw_four_legal`), open to a challenge; empty
+    when it would not, or when the rules allow no challenge."""
+    rules = state.rules
+    if not rules.challenge_enabled:
+        return ""
+    hand = state.hands[0:1, seat]
+    if draw_four_legal(state, np.zeros(1, np.int64), hand)[0]:
+        return ""
+    if rules.draw_four_legal == "no-current-color":
+        return f" (a bluff: you hold a {style.color_name(int(state.color[0]))} card)"
+    return " (a bluff: you hold a playable card)"
 
 
 def symbol_name(rank: int) -> str:
@@ -105,16 +123,17 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
     phase = int(s.phase[0])
     seat = int(s.actor[0])
     choices: list[Choice] = []
+    bluff = bluff_note(s, seat, style)
     if phase == PLAY:
         question = "Your turn: play a card or draw."
-        choices = _card_choices(legal, style, "play", layout)
+        choices = _card_choices(legal, style, "play", layout, bluff=bluff)
         if legal[DRAW]:  # not when a card must be played (voluntary_draw off)
             what = "press the dispenser" if rules.dispenser_on else "draw a card"
             choices.append(Choice(what, DRAW))
     elif phase == DRAWN:
         drawn = int(s.drawn[0])
         question = f"You drew {style.card(drawn)}. Play the drawn card?"
-        choices = _card_choices(legal, style, "play it:", layout)
+        choices = _card_choices(legal, style, "play it:", layout, bluff=bluff)
         if legal[PASS]:
             choices.append(Choice("keep it (your turn ends)", PASS))
     elif phase == RESPOND:
@@ -135,7 +154,7 @@ def build_menu(state: State, legal: np.ndarray, voice: Voice, style: Style) -> M
             question = "A Skip is coming your way: send it back with a boomerang or accept?"
         cancel = "cancel the draw with" if rules.wild_cancels_draw else None
         back = "send it back with"
-        choices += _card_choices(legal, style, "stack", layout, cancel, back)
+        choices += _card_choices(legal, style, "stack", layout, cancel, back, bluff)
         targeted = int(rules.effect_rank[s.top[0]]) in (TARGETED_TWO, TARGETED_FOUR)
         cause = int(s.cause[0])
         after_cause = (cause + int(s.direction[0])) % rules.players

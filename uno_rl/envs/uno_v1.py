@@ -222,17 +222,11 @@ every layout).
 ### Rule switches and presets
 
 Rules are a frozen, validated `uno_rl.core.Rules`; presets are TOML files in the
-repository's `envs/` folder.
-
-| preset       | rules |
-|--------------|-------|
-| `official`   | official Mattel rules: challengeable +4 bluff, no stacking, single rounds |
-| `house`      | any draw card stacks on any, draw until playable, no +4 challenge |
-| `kids`       | a match: the first to win 3 rounds wins, no points to count |
-| `no-bluff`   | official rules, but an illegal +4 cannot be played at all |
-| `party`      | stacking of any draw card, seven-zero and jump-in |
-| `seven-zero` | official rules plus seven-zero (a 7 swaps hands, a 0 rotates all hands) |
-| `rlcard`     | RLCard 1.2.0's UNO, to compare with numbers published on RLCard (see below) |
+repository's `envs/` folder (`official`, the default, and its variants). The presets and every
+switch, with its values, default and meaning, are listed from the code itself: on the *Rules
+and switches* page of the documentation, by `uno_rl presets`, and by
+`dataclasses.fields(uno_rl.core.Rules)`; the rules they implement are set out in the rules
+specification. Pass any switch to `env(**rule_overrides)`.
 
 The `rlcard` preset makes each of RLCard's departures from the official rules a switch:
 drawing only when stuck (`voluntary_draw=false`), a drawn Wild, +4 or card of the current
@@ -242,35 +236,6 @@ nobody draw, as in RLCard), a +4 only when nothing else plays and no challenge
 does not skip, a first-card +2 that does not skip, a random first Wild color, no UNO call,
 win/loss rewards. It does not copy RLCard's bugs (a reshuffle that puts the top card back
 into the deck).
-
-| switch | values (default first) | meaning |
-|---|---|---|
-| `players` | 2 ... 10 | seats |
-| `hand_size` | 7, 1 ... 20 | cards dealt to each player |
-| `drawn_card` | `may-play`, `must-play`, `may-not-play`, `auto-play` | after drawing a playable card (`auto-play`: RLCard's, no decision) |
-| `voluntary_draw` | true, false | drawing is legal even with a playable card (false: only when stuck) |
-| `draw_until_playable` | false, true | keep drawing until a playable card comes |
-| `draw_four_legal` | `no-current-color`, `no-playable-card` | when a +4 is legal |
-| `bluffing` | `allowed`, `forbidden` | an illegal +4 is a (challengeable) bluff, or masked |
-| `caught_bluffer` | `draws-4`, `takes-back`, `loses-turn` | what a caught bluffer does (`loses-turn`: draws nothing, skips their next turn) |
-| `stacking` | `none`, `same`, `any` | +2 on +2 and +4 on +4, or any draw card on any |
-| `wild_cancels_draw` | false, true | a Wild answers a pending +2/+4 and cancels it |
-| `multi_play` | false, true | several cards of one number in one turn |
-| `multi_play_actions` | false, true | under `multi_play`, Skips, Reverses and +2s combine too (n Skips skip n players, n +2s give 2n) |
-| `seven_zero` | false, true | 7 swaps hands with a chosen player, 0 rotates all hands |
-| `jump_in` | false, true | the identical colored card may be played out of turn |
-| `last_card` | `any`, `no-draw-four`, `no-wild` | what may not be the last card |
-| `first_card_effects` | true, false | the first turned card's effect applies |
-| `first_draw_two_skips` | true, false | a first-card +2 also skips the first player |
-| `two_player_reverse_skips` | true, false | with two players a Reverse acts as a Skip |
-| `first_wild_color_by` | `first-player`, `dealer`, `random` | who names a first-card Wild's color (`random`: nobody) |
-| `uno_forget_prob`, `uno_catch_prob`, `uno_penalty` | 0, 1, 2 | forgetting to call UNO, being caught, cards drawn |
-| `scoring` | `winner-takes`, `losers-add`, `rounds` | the three scoring schools |
-| `match`, `match_target` | false, 500 | play matches to a target (points, or rounds won) |
-| `match_rounds` | 0, 1 … 1000 | a match of exactly N rounds, lowest total wins (needs `match` and `losers-add`) |
-| `dealer` | `random`, `rotate` | dealer each round (rotation needs a match) |
-| `reward` | `win-loss`, `points` | per-round zero-sum reward |
-| `max_turns` | 1000 | decisions after which a round is truncated (a draw) |
 
 ### Rendering
 

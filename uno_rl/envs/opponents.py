@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from uno_rl.agents import Agent, AgentError, make_agent
+from uno_rl.agents.registry import parse_spec
 from uno_rl.core.rules import Rules
 
 __all__ = [
@@ -138,11 +139,12 @@ def short_name(label: str) -> str:
     """A short name for an agent's spec or label: a checkpoint's file stem
     (``ppo:checkpoint=runs/a/best.pt`` -> ``best``), a spec file's stem, else the agent's
     name without its parameters (``color-first:bluff=0.3`` -> ``color-first``)."""
-    name, _, rest = label.strip().partition(":")
-    for item in rest.split(","):
-        key, eq, value = item.partition("=")
-        if eq and key.strip() == "checkpoint" and value.strip():
-            return Path(value.strip()).stem
+    try:
+        name, params = parse_spec(label)
+    except AgentError:
+        return label.strip().partition(":")[0]
+    if params.get("checkpoint"):
+        return Path(params["checkpoint"]).stem
     if name.endswith(".toml"):
         return Path(name).stem
     return name

@@ -5,6 +5,8 @@
 #                the 15 slowest tests
 #   make test-long  the same suite with the full sweeps (UNO_RL_TEST_PROFILE=long)
 #   make bench   throughput benchmark (uno_rl bench)
+#   make results the results pages' figures and tables (docs/results/) from the newest
+#                finished run of each experiment under runs/
 #   make lint    ruff
 #   make clean   remove the venv and caches
 
@@ -12,7 +14,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # torch is installed first, pinned: an unpinned torch would let pip resolve a multi-GB CUDA
-# build. On this machine a CPU wheel of this version lies on disk and pip's config finds it.
+# build. Where a CPU wheel of this version lies in a local wheel folder, pip's config finds it.
 # The rlcard extra (RLCard 1.2.0: numpy and termcolor only) lets the tests run the peer benchmark;
 # the sb3 extra (a few MB; torch is already there) runs the MaskablePPO example test; the
 # video extra (moviepy, with a bundled ffmpeg) lets a test record an episode with RecordVideo; the ray
@@ -25,7 +27,7 @@ STAMP  := $(VENV)/install.stamp
 # share a built fixture and starts the long ones first.
 PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder --durations=15
 
-.PHONY: .venv train test test-long bench lint clean
+.PHONY: .venv train test test-long bench results lint clean
 
 .venv: $(STAMP)
 
@@ -48,6 +50,9 @@ test-long: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/uno_rl bench
+
+results: $(STAMP)
+	$(BIN)/python -m uno_rl.docsite.results
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,10 +1,12 @@
 """The shipped notebooks run headless on quick runs of their experiments, show every figure
-inline and write nothing."""
+inline and write nothing; with only some runs, or none, every section without its run names
+the command that produces it and the notebook goes on."""
 
 import json
 import tomllib
 
 import pytest
+from small_editions import write_small_editions_config
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -54,28 +56,8 @@ def editions_quick_run(tmp_path_factory):
     """A finished run of ``experiments/editions.toml``'s grid (every shipped deck, 2 and 4
     players, rounds and matches) with two of its heuristics and its shipped-bot part, in few
     rounds (about 20 s)."""
-    shipped = tomllib.loads((ROOT / "experiments" / "editions.toml").read_text())
-    grid = shipped["grid"]
-    bot = shipped["part"][1]["agents"]
     folder = tmp_path_factory.mktemp("editions")
-    config = folder / "editions.toml"
-    lines = [
-        "seed = 0",
-        "rounds = 60",
-        "matches = 2",
-        "rating_rounds = 0",
-        "[grid]",
-        f"presets = {json.dumps(grid['presets'])}",
-        f"players = {json.dumps(grid['players'])}",
-        "[grid.switches]",
-        f"deck = {json.dumps(grid['switches']['deck'])}",
-        "[[part]]",
-        'agents = { specs = ["rule", "aggressive"], mode = "round-robin" }',
-        "[[part]]",
-        'grid = { players = [2], switches = { deck = ["classic"] } }',
-        f'agents = {{ focal = {json.dumps(bot["focal"])}, opponents = ["rule"] }}',
-    ]
-    config.write_text("\n".join(lines) + "\n")
+    config = write_small_editions_config(folder / "editions.toml")
     runs = folder / "runs"
     assert experiment.main([str(config), "--runs-dir", str(runs), "--no-progress"]) == 0
     (run,) = (runs / "editions").iterdir()
@@ -135,7 +117,26 @@ def figure_counts(notebook, markers: dict[str, int]) -> dict[str, int]:
     return counts
 
 
-def test_variants_notebook_shows_its_figures_on_the_quick_run(variants_quick_run, monkeypatch):
+@pytest.fixture
+def no_runs(tmp_path, monkeypatch):
+    """An empty runs folder as ``$UNO_RL_RUNS`` (so that no run of the working tree is read),
+    and no run variable set."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    monkeypatch.setenv("UNO_RL_RUNS", str(runs))
+    for name in ("UNO_RL_RUN", "UNO_RL_WHEN_RUN", "UNO_RL_PPO_RUN"):
+        monkeypatch.delenv(name, raising=False)
+    return runs
+
+
+def missing(runs: Path, name: str) -> str:
+    """The sentence a section prints without a run of experiment ``name``."""
+    return f"No finished {name} run in {runs}: `uno_rl experiment {name} --quick` (a miniature)"
+
+
+def test_variants_notebook_shows_its_figures_on_the_quick_run(
+    variants_quick_run, no_runs, monkeypatch
+):
     monkeypatch.setenv("UNO_RL_RUN", str(variants_quick_run))
     notebook = execute("variants.ipynb", variants_quick_run)
     shown = text(notebook)
@@ -149,13 +150,13 @@ def test_variants_notebook_shows_its_figures_on_the_quick_run(variants_quick_run
 
 
 def test_bluff_notebook_shows_its_figures_on_the_quick_study(
-    bluff_quick_run, bluff_when_quick_run, monkeypatch
+    bluff_quick_run, bluff_when_quick_run, no_runs, monkeypatch
 ):
     monkeypatch.setenv("UNO_RL_RUN", str(bluff_quick_run))
     monkeypatch.setenv("UNO_RL_WHEN_RUN", str(bluff_when_quick_run))
-    monkeypatch.setenv("UNO_RL_PPO_RUN", "")
     notebook = execute("bluff.ipynb", bluff_quick_run, bluff_when_quick_run)
     shown = text(notebook)
+    assert missing(no_runs, "bluff-ppo") in shown  # the last section, without its run
     assert f"run {bluff_quick_run}" in shown and f"when run {bluff_when_quick_run}" in shown
     assert "np.int64(" not in shown and "players [2, 3, 4, 6]" in shown
     assert "Quick run (" in shown  # the rule of thumb of a quick run says so
@@ -175,7 +176,53 @@ def test_bluff_notebook_shows_its_figures_on_the_quick_study(
     assert figure_counts(notebook, markers) == {**markers, "": 0}
 
 
-def test_editions_notebook_shows_its_figure_on_a_quick_run(editions_quick_run, monkeypatch):
+def test_bluff_notebook_with_only_a_quick_bluff_when_run(bluff_when_quick_run, monkeypatch):
+    """The partial case: only ``uno_rl experiment bluff-when --quick`` has run, in the runs
+    folder ``$UNO_RL_RUNS`` names. The bluff-when sections show its figures; the sweep's and
+    the learned bots' sections each name the command of their study; nothing fails."""
+    runs = bluff_when_quick_run.parents[1]
+    assert sorted(p.name for p in runs.iterdir()) == ["bluff-when-quick"]
+    monkeypatch.setenv("UNO_RL_RUNS", str(runs))
+    for name in ("UNO_RL_RUN", "UNO_RL_WHEN_RUN", "UNO_RL_PPO_RUN"):
+        monkeypatch.delenv(name, raising=False)
+    notebook = execute("bluff.ipynb", runs)
+    shown = text(notebook)
+    assert f"runs folder: {runs} ($UNO_RL_RUNS)" in shown
+    assert f"when run {bluff_when_quick_run}: " in shown
+    assert (
+        "## Challenging a +4" in shown and "`ppo-official-2p` (2 players, given): bluffs" in shown
+    )
+    # The first cell and every section of the sweep (its six and the calibration) name it.
+    assert shown.count(missing(runs, "bluff")) == 8
+    assert shown.count(missing(runs, "bluff-ppo")) == 1
+    situations = len(list(bluff_when_quick_run.glob("situations-*.png")))
+    markers = {'WHEN_RUN.glob("situations-*.png")': situations, 'WHEN_RUN / "behaviour.png"': 1,
+               'RUN.glob("heatmap-*.png")': 0, 'ax.set_xlabel("bluff probability")': 0,
+               'RUN / "calibration.png"': 0}  # fmt: skip
+    assert situations >= 1 and figure_counts(notebook, markers) == {**markers, "": 0}
+
+
+@pytest.mark.parametrize(
+    "name,experiments",
+    [
+        ("variants.ipynb", ["variants"]),
+        ("editions.ipynb", ["editions"]),
+        ("bluff.ipynb", ["bluff-when", "bluff", "bluff-ppo"]),
+    ],
+)
+def test_every_notebook_runs_without_any_run(name, experiments, no_runs):
+    notebook = execute(name, no_runs)
+    shown = text(notebook)
+    assert f"runs folder: {no_runs} ($UNO_RL_RUNS)" in shown
+    for experiment_name in experiments:
+        assert missing(no_runs, experiment_name) in shown, experiment_name
+    assert figure_counts(notebook, {}) == {"": 0}
+    assert "Traceback" not in shown and not list(no_runs.iterdir())
+
+
+def test_editions_notebook_shows_its_figure_on_a_quick_run(
+    editions_quick_run, no_runs, monkeypatch
+):
     monkeypatch.setenv("UNO_RL_RUN", str(editions_quick_run))
     notebook = execute("editions.ipynb", editions_quick_run)
     shown = text(notebook)

@@ -32,7 +32,9 @@ def test_build_maps_the_data_folders():
         "envs": "uno_rl/data/envs",
         "agents": "uno_rl/data/agents",
         "experiments": "uno_rl/data/experiments",
+        "notebooks": "uno_rl/data/notebooks",
     }
-    for name in ("envs", "agents", "experiments"):  # the links a clone resolves the data by
+    # the links a clone resolves the data by
+    for name in ("envs", "agents", "experiments", "notebooks"):
         link = REPO / "uno_rl" / "data" / name
         assert link.is_symlink() and link.resolve() == (REPO / name).resolve()

@@ -1,5 +1,5 @@
 """The wheel works without the repository: built, installed into a fresh virtual environment
-and run from an empty folder (issue 16).
+and run from an empty folder.
 
 The fresh environment reuses the project environment's third-party packages (torch, numpy, ...)
 through a ``.pth`` line naming its site-packages folder: a plain line adds the folder to
@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shlex
 import subprocess
 import sys
 import sysconfig
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
+from readme_text import quick_commands
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -82,7 +85,7 @@ def test_wheel_carries_the_data(installed):
     *_, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder, pattern in (("envs", "*.toml"), ("agents", "*.toml"), ("agents", "*.pt"),
-                            ("experiments", "*.toml")):  # fmt: skip
+                            ("experiments", "*.toml"), ("notebooks", "*.ipynb")):  # fmt: skip
         for path in (REPO / folder).glob(pattern):
             assert f"uno_rl/data/{folder}/{path.name}" in names, path
     assert "uno_rl/data/agents/README.md" in names
@@ -109,6 +112,45 @@ def test_imports_from_the_wheel(installed):
     assert not any(empty.iterdir())
 
 
+#: Run in the wheel's environment: execute a notebook as Jupyter does (its folder as the
+#: working folder), print its printed outputs.
+EXECUTE = """
+import sys
+import nbclient, nbformat
+path = sys.argv[1]
+notebook = nbformat.read(path, as_version=4)
+nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                        resources={"metadata": {"path": sys.argv[2]}}).execute()
+print("".join(o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.outputs))
+"""
+
+
+def test_notebooks_command(installed, tmp_path):
+    """uno_rl notebooks copies the shipped notebooks, refuses to overwrite a changed one, and a
+    copied notebook runs on the wheel's uno_rl without any run, naming the command."""
+    venv, env, _, _ = installed
+    out = run([venv / "bin" / "uno_rl", "notebooks"], tmp_path, env, timeout=120)
+    folder = tmp_path / "notebooks"
+    names = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+    assert sorted(p.name for p in folder.iterdir()) == names
+    for name in names:
+        assert (folder / name).read_bytes() == (REPO / "notebooks" / name).read_bytes(), name
+    assert "pip install 'uno_rl[notebooks]'" in out and "jupyter lab notebooks" in out
+    (folder / "variants.ipynb").write_text("{}")
+    refused = subprocess.run([venv / "bin" / "uno_rl", "notebooks"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert refused.returncode == 2 and refused.stderr.startswith("error: variants.ipynb in ")
+    run([venv / "bin" / "uno_rl", "notebooks", "--force"], tmp_path, env, timeout=120)
+    if importlib.util.find_spec("nbclient") is None:
+        return  # the dev extra runs the notebook too
+    runs = tmp_path / "runs"  # where the notebooks look: next to their folder
+    runs.mkdir()
+    shown = run([venv / "bin" / "python", "-c", EXECUTE, folder / "variants.ipynb", folder],
+                tmp_path, env)  # fmt: skip
+    assert f"runs folder: {runs} (next to the current folder)" in shown
+    assert f"No finished variants run in {runs}: `uno_rl experiment variants --quick`" in shown
+
+
 def test_listings(installed):
     venv, env, empty, _ = installed
     out = run([venv / "bin" / "uno_rl", "presets"], empty, env, timeout=120)
@@ -133,3 +175,18 @@ def test_train(installed):
         empty, env,
     )  # fmt: skip
     assert list((empty / "runs").rglob("*.pt")), out
+
+
+@pytest.mark.parametrize("index", range(len(quick_commands())))
+def test_the_readme_quick_commands_run_in_the_time_they_state(installed, index):
+    """Each of the README's quick commands, parsed from the README, runs as written from the
+    installed wheel in an empty folder within the time its comment states."""
+    venv, env, empty, _ = installed
+    command, seconds = quick_commands()[index]
+    words = shlex.split(command)
+    folder = empty.parent / f"readme-{index}"
+    folder.mkdir(exist_ok=True)
+    start = time.perf_counter()
+    run([venv / "bin" / words[0], *words[1:]], folder, env, timeout=seconds)
+    elapsed = time.perf_counter() - start
+    assert elapsed <= seconds, f"{command!r} took {elapsed:.0f} s; the README says {seconds:.0f} s"

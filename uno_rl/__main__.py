@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "decks": ("uno_rl.listing", "decks_main", "list the decks (the later editions' cards)"),
     "agents": ("uno_rl.listing", "agents_main", "list the agents (heuristics and bots)"),
     "experiments": ("uno_rl.listing", "experiments_main", "list the experiment configs"),
+    "notebooks": ("uno_rl.notebooks", "main", "copy the analysis notebooks into a folder"),
 }
 
 PROG = "uno_rl"
@@ -85,7 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     module, function, _ = COMMANDS[name]
     try:
-        result = getattr(importlib.import_module(module), function)(rest)
+        program = getattr(importlib.import_module(module), function)
+    except KeyboardInterrupt:  # Ctrl-C while the command's modules load: nothing ran yet
+        print(f"interrupted before {PROG} {name} started: nothing was written", file=sys.stderr)
+        return 130
+    try:
+        result = program(rest)
     except SystemExit as stop:  # argparse (--help, bad options) and fail(): their status
         if stop.code is None or isinstance(stop.code, int):
             return stop.code or 0

@@ -17,7 +17,11 @@ round (zero-sum; in matches over every round of them) and, for matches, matches 
 final score; then the paired tests between agents over the same deals and OpenSkill ratings
 (of rounds, or of matches), and writes the tables as Parquet and CSV to
 ``--out`` (default ``runs/evaluate/<timestamp>/``): ``seats`` (one row per agent and seat: the
-tidy table), ``agents``, ``pairs``, ``ratings``, with ``config.json``.
+tidy table), ``agents``, ``pairs``, ``ratings``, with ``config.json``. The printout names agents
+by short labels (:mod:`uno_rl.agents.labels`: ``color-first``, ``ppo:official-2p`` for
+``ppo:checkpoint=runs/official-2p/<timestamp>/policy.pt``, parameters only where they tell
+two agents apart) and lists first each label that is not its spec; the tables keep the full
+spec (``agent``) beside its label (``label``).
 
 ``--save-replays DIR`` also saves a sample of the games as JSON replays in ``DIR`` with an
 ``index.csv`` (``uno_rl replay DIR/FILE`` shows one); ``--replay-sample`` says which
@@ -169,12 +173,33 @@ def _difference(value: float, low: float, high: float, fmt: str) -> str:
     return f"{format(value, fmt)} [{format(low, fmt)}, {format(high, fmt)}]"
 
 
+def _table_lines(shown: pd.DataFrame, matchups: pd.Series) -> list[str]:
+    """``shown`` as one aligned text table, cut into a block per match-up: ``match-up:`` and
+    its name (``matchups``, one per row, rows of a match-up together), then the column
+    headers and its rows."""
+    header, *rows = shown.to_string(index=False).split("\n")
+    lines: list[str] = []
+    for name in dict.fromkeys(matchups):
+        lines += [f"match-up: {name}", header]
+        lines += [row for row, m in zip(rows, matchups) if m == name]
+    return lines
+
+
+def label_legend(agents: pd.DataFrame) -> list[str]:
+    """``label = spec`` for each agent of the ``agents`` table shown by a label other than
+    its spec (printed once, before the tables that use the labels)."""
+    pairs = dict(zip(agents["agent"], agents["label"]))
+    return [f"agent {label} = {spec}" for spec, label in pairs.items() if label != spec]
+
+
 def format_report(result: Evaluation, confidence: float = 0.95) -> str:
     """Per variant: each agent's rounds won, net points per round and, when the rules are
-    matches, matches won and final score (with intervals); the paired tests; the ratings."""
+    matches, matches won and final score (with intervals), match-up by match-up; the paired
+    tests; the ratings. Agents are named by their labels (:mod:`uno_rl.agents.labels`; the
+    tables keep the specs), each label that differs from its spec listed first."""
     pct = f"{round(confidence * 100)}%"
-    lines = []
     agents = result.agents
+    lines = label_legend(agents)
     for (variant, players), group in agents.groupby(["variant", "players"], sort=False):
         match = "matches" in group and bool(group["matches"].notna().any())
         rounds = int(group["rounds"].sum() / players)
@@ -185,8 +210,7 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
             size = f"{rounds:,} rounds"
         lines.append(f"== {variant}, {players} players: {size} ==")
         shown = {
-            "matchup": group["matchup"],
-            "agent": group["agent"],
+            "agent": group["label"],
             "rounds": group["rounds"].map("{:,}".format),
             "rounds won": group["win_rate"].map("{:.2%}".format),
             f"rounds won {pct}": _interval(group["win_low"], group["win_high"], ".2%"),
@@ -206,7 +230,7 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
             })  # fmt: skip
         shown["truncated"] = group["truncated"].map("{:,}".format)
         shown["+4/round"] = group["draw4_plays"].map("{:.3f}".format)
-        lines.append(pd.DataFrame(shown).to_string(index=False))
+        lines += _table_lines(pd.DataFrame(shown), group["matchup_label"].reset_index(drop=True))
         pairs = result.pairs[
             (result.pairs["variant"] == variant) & (result.pairs["players"] == players)
         ]
@@ -216,11 +240,12 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
                 row.points_difference, row.points_diff_low, row.points_diff_high, "+.2f"
             )
             deals = f"{row.deals:,} deal{'' if row.deals == 1 else 's'}"
+            lines.append(
+                f"paired over {deals} ({row.matchup_label}): {row.label_a} minus {row.label_b}:"
+            )
             text = (
-                f"paired over {deals} ({row.matchup}): {row.agent_a} minus "
-                f"{row.agent_b}: rounds won {wins}, "
-                f"{formats.p_value(row.win_p_value, row.win_log10_p)}; points/round {pts}, "
-                f"{formats.p_value(row.points_p_value, row.points_log10_p)}"
+                f"  rounds won {wins}, {formats.p_value(row.win_p_value, row.win_log10_p)}; "
+                f"points/round {pts}, {formats.p_value(row.points_p_value, row.points_log10_p)}"
             )
             if match:
                 matches = _difference(
@@ -236,7 +261,7 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
         ]
         if len(ratings):
             text = ", ".join(
-                f"{r.agent} {r.ordinal:.2f} (mu {r.mu:.2f}, sigma {r.sigma:.2f})"
+                f"{r.label} {r.ordinal:.2f} (mu {r.mu:.2f}, sigma {r.sigma:.2f})"
                 for r in ratings.itertuples()
             )
             unit = ratings["rated_by"].iloc[0]

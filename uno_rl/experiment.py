@@ -18,7 +18,7 @@ deals.parquet     (analyses that pair match-ups, ``bluff-when``) each match-up's
                   deal by deal (:func:`uno_rl.eval.summary.deal_table`)
 summary.*         per variant, player count and agent (all its match-ups): rounds won, net
                   points per round and, for matches, matches won and final score
-                  (:func:`summarize`)
+                  (:func:`uno_rl.eval.experiment_summary.summarize`)
 narrative.md      (no ``analysis`` step) who leads each cell, only where the lead is
                   separable (:mod:`uno_rl.analysis.variants`)
 parts/            each finished cell's tables (what a resumed run keeps)
@@ -39,9 +39,11 @@ so does an output path that cannot be written (``--runs-dir`` a file, below a fi
 folder this process may not write in; ``--resume`` not a run folder). Every file a resume
 reads (the parts, their ``.done`` markers, ``config.json``) is written durably
 (:mod:`uno_rl.durable`); worker processes end when the runner dies
-(:func:`uno_rl.processes.guard_parent`). Ctrl-C or SIGTERM stops a run the same way: the
+(:func:`uno_rl.processes.guard_parent`). Ctrl-C or SIGTERM stops a run the same way, in any
+phase (loading the config, the agents and their checkpoints; playing; the analysis): the
 workers are ended, the finished cells stay, and one line says how many there are and that the
-same command resumes the run (exit status 130 for Ctrl-C, 143 for SIGTERM).
+same command resumes the run, or that nothing was written yet (exit status 130 for Ctrl-C,
+143 for SIGTERM).
 """
 
 from __future__ import annotations
@@ -51,12 +53,13 @@ import datetime as dt
 import importlib
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
@@ -68,124 +71,15 @@ from uno_rl.durable import fsync_folder, write_bytes_durably, write_text_durably
 from uno_rl.processes import MAX_WORKERS, Interrupted, interruptible, stop_pool
 
 from .analysis.variants import write_narrative
-from .eval import formats
 from .eval.backends import BACKENDS, BackendError, make_executor
 from .eval.config import ANALYSES, DEAL_ANALYSES, ConfigError, ExperimentConfig, load_config
+from .eval.experiment_summary import format_summary, summarize
 from .eval.outputs import check_output_folder
 from .eval.run import Evaluation, default_workers, evaluate_variant, write_atomic
-from .eval.stats import wilson_interval, z_value
-from .eval.summary import MATCH_COLUMNS
 
 __all__ = ["main", "run_experiment", "summarize"]
 
 TABLES = ("seats", "agents", "pairs", "ratings")
-
-
-def summarize(agents: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Each agent per variant and player count, over all its match-ups (the ``agents`` table).
-
-    Columns: ``variant``, ``players``, ``agent``; ``rounds``, ``wins``, ``truncated`` (sums)
-    and rounds won per round ``win_rate`` with its interval ``win_low``, ``win_high`` (Wilson;
-    in match cells the match-ups' intervals, taken over matches, combined as for the points);
-    net points per round ``points`` (``points_low``, ``points_high``); under match rules
-    ``matches``, ``match_wins``, ``match_win_rate`` (``match_win_low``, ``match_win_high``:
-    Wilson) and ``final_score`` (``final_score_low``, ``final_score_high``) when any cell
-    played matches (missing in the single-round rows; as in :mod:`uno_rl.eval.summary`). Means are weighted by rounds (by matches for
-    the final score); their intervals combine the match-ups' intervals as independent
-    estimates (different games): ``se = sqrt(sum (w_i se_i)^2)`` with ``w_i`` the weights.
-    """
-    keys = ["variant", "players", "agent"]
-    z = z_value(confidence)
-    frame = agents.assign(
-        _points=agents["points"] * agents["rounds"],
-        _points_var=((agents["points_high"] - agents["points_low"]) / (2 * z) * agents["rounds"])
-        ** 2,
-        _win_var=((agents["win_high"] - agents["win_low"]) / (2 * z) * agents["rounds"]) ** 2,
-    )
-    groups = frame.groupby(keys, sort=False)
-    columns = ["rounds", "wins", "truncated", "_points", "_points_var", "_win_var"]
-    sums = groups[columns].sum().reset_index()
-    sums["win_rate"] = sums["wins"] / sums["rounds"]
-    sums["win_low"], sums["win_high"] = wilson_interval(sums["wins"], sums["rounds"], confidence)
-    if "matches" in agents:
-        # Rounds inside a match are not independent: combine the match-ups' intervals (taken
-        # over matches) as for the points, instead of Wilson over all the rounds.
-        in_matches = agents["matches"].notna().groupby([agents[k] for k in keys], sort=False)
-        in_matches = in_matches.any().reset_index(drop=True).to_numpy()
-        half = z * np.sqrt(sums["_win_var"]) / sums["rounds"]
-        low = (sums["win_rate"] - half).clip(lower=0.0)
-        high = (sums["win_rate"] + half).clip(upper=1.0)
-        sums.loc[in_matches, "win_low"] = low[in_matches]
-        sums.loc[in_matches, "win_high"] = high[in_matches]
-    sums["points"] = sums["_points"] / sums["rounds"]
-    half = z * np.sqrt(sums["_points_var"]) / sums["rounds"]
-    sums["points_low"], sums["points_high"] = sums["points"] - half, sums["points"] + half
-    if "matches" not in agents:  # no cell played matches
-        return sums[[c for c in SUMMARY_COLUMNS if c not in MATCH_COLUMNS]]
-    played = agents["matches"].astype("float64")
-    frame = agents.assign(
-        _score=agents["final_score"] * played,
-        _score_var=((agents["final_score_high"] - agents["final_score_low"]) / (2 * z) * played)
-        ** 2,
-    )
-    matches = frame.groupby(keys, sort=False)[["matches", "match_wins", "_score", "_score_var"]]
-    sums = sums.join(matches.sum(min_count=1).reset_index(drop=True))
-    n = sums["matches"].astype("float64")
-    sums["match_win_rate"] = sums["match_wins"].astype("float64") / n
-    sums["match_win_low"], sums["match_win_high"] = wilson_interval(
-        sums["match_wins"].astype("float64"), n.fillna(0), confidence
-    )
-    sums["final_score"] = sums["_score"] / n
-    half = z * np.sqrt(sums["_score_var"]) / n
-    sums["final_score_low"] = sums["final_score"] - half
-    sums["final_score_high"] = sums["final_score"] + half
-    for name in ("matches", "match_wins"):
-        sums[name] = sums[name].astype("Int64")
-    return sums[SUMMARY_COLUMNS]
-
-
-SUMMARY_COLUMNS = [
-    "variant", "players", "agent", "rounds", "wins", "truncated", "win_rate", "win_low",
-    "win_high", "points", "points_low", "points_high", "matches", "match_wins",
-    "match_win_rate", "match_win_low", "match_win_high", "final_score", "final_score_low",
-    "final_score_high",
-]  # fmt: skip
-
-
-def _cells(rate, low, high, kind) -> list[str]:
-    return [formats.with_interval(r, lo, hi, kind) for r, lo, hi in zip(rate, low, high)]
-
-
-def format_summary(summary: pd.DataFrame, confidence: float = 0.95) -> str:
-    """One line per variant, player count (match-up, for an ``agents`` table) and agent:
-    "rounds won" (%), "points/round" (net) and, where the rules are matches, "matches won"
-    (%) and "final score", each with its interval (``63.9% [63.4%, 64.4%]``, ``+1.23 [+1.10,
-    +1.36]``: :mod:`uno_rl.eval.formats`)."""
-    keys = [k for k in ("variant", "players", "matchup", "agent") if k in summary]
-    shown = summary[keys].copy()
-    shown["rounds"] = summary["rounds"].map("{:,}".format)
-    shown["rounds won"] = _cells(
-        summary["win_rate"], summary["win_low"], summary["win_high"], formats.rate
-    )
-    shown["points/round"] = _cells(
-        summary["points"], summary["points_low"], summary["points_high"], formats.points
-    )
-    if "matches" in summary and summary["matches"].notna().any():
-        shown["matches"] = ["-" if pd.isna(m) else f"{int(m):,}" for m in summary["matches"]]
-        shown["matches won"] = _cells(
-            summary["match_win_rate"],
-            summary["match_win_low"],
-            summary["match_win_high"],
-            formats.rate,
-        )
-        shown["final score"] = _cells(
-            summary["final_score"],
-            summary["final_score_low"],
-            summary["final_score_high"],
-            lambda v: f"{float(v):.1f}",
-        )
-    pct = f"{round(confidence * 100)}%"
-    return f"(intervals: {pct})\n" + shown.to_string(index=False)
 
 
 def _same_config(folder: Path, resolved: dict) -> bool:
@@ -436,13 +330,42 @@ def _unknown_experiment(name: str) -> str:
     )
 
 
-def interrupted_line(config: ExperimentConfig, folder: Path | None) -> str:
-    """What an interrupted run leaves (``folder``: None before it had one), and how to go on."""
-    done = len(cells_done(config, folder)) if folder is not None else 0
+def interrupted_line(config: ExperimentConfig | None, folder: Path | None) -> str:
+    """What an interrupted command leaves, and how to go on: nothing before it had a run
+    folder (``folder`` None), the cells done during the run, the run once it is finished."""
+    if config is None or folder is None:
+        return "interrupted before the run started: nothing was written"
+    if (folder / "DONE").is_file():
+        return f"interrupted: the run is finished, its tables are in {folder}"
+    done = len(cells_done(config, folder))
     return f"interrupted: {done} of {len(config.cells)} cells done; run the same command to resume"
 
 
+@dataclass
+class _Reached:
+    """How far a command got: its config once loaded, its run folder once chosen."""
+
+    config: ExperimentConfig | None = None
+    folder: Path | None = None
+
+    def started(self, folder: Path) -> None:
+        self.folder = folder
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``uno_rl experiment ARGV``; the exit status (0: done, 2: bad input, 130 or 143:
+    stopped by Ctrl-C or SIGTERM). A stop in any phase (loading the config and the agents,
+    playing, the analysis, the report) prints one line (:func:`interrupted_line`)."""
+    reached = _Reached()
+    try:
+        with interruptible():
+            return _run(argv, reached)
+    except KeyboardInterrupt as stop:  # Interrupted: a signal; else raised by the code itself
+        print(interrupted_line(reached.config, reached.folder), file=sys.stderr)
+        return stop.status if isinstance(stop, Interrupted) else 128 + signal.SIGINT
+
+
+def _run(argv: Sequence[str] | None, reached: _Reached) -> int:
     # PPO agents run small torch forwards here and in the workers: one math thread per
     # process (as uno_rl evaluate), so the processes do not oversubscribe the CPUs.
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -465,42 +388,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    started: list[Path] = []
+    reached.config = config
     try:
-        with interruptible():
-            folder = run_experiment(
-                config,
-                args.runs_dir,
-                args.resume,
-                args.fresh,
-                args.workers,
-                not args.no_progress,
-                backend=args.backend,
-                address=args.address,
-                on_start=started.append,
-            )
+        folder = run_experiment(
+            config,
+            args.runs_dir,
+            args.resume,
+            args.fresh,
+            args.workers,
+            not args.no_progress,
+            backend=args.backend,
+            address=args.address,
+            on_start=reached.started,
+        )
     except (ConfigError, AgentError, RulesError, BackendError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except Interrupted as stop:
-        print(interrupted_line(config, started[0] if started else None), file=sys.stderr)
-        return stop.status
+    report(config, folder)
+    print(f"done in {time.perf_counter() - start:.0f} s: {folder}")
+    return 0
+
+
+def report(config: ExperimentConfig, folder: Path) -> None:
+    """Print the findings of the finished run ``folder``: its analysis step's text, else the
+    summary (and, for crossed agents, the focal agents per match-up) and the narrative."""
     if config.analysis is not None:
         module, _, text = ANALYSES[config.analysis]
         print(getattr(importlib.import_module(module), text)(folder))
-    else:
-        print(format_summary(pd.read_parquet(folder / "summary.parquet"), config.confidence))
-        if config.mode == "cross":  # focal agents: one line per match-up
-            agents = pd.read_parquet(folder / "agents.parquet")
-            focal = {(m.label, m.lineup[0]) for c in config.cells for m in c.matchups}
-            rows = [(m, a) in focal for m, a in zip(agents["matchup"], agents["agent"])]
-            print("\nper match-up, the focal agents:")
-            print(format_summary(agents[rows], config.confidence))
-        narrative = folder / "narrative.md"
-        if narrative.is_file():
-            print("\n" + narrative.read_text().rstrip())
-    print(f"done in {time.perf_counter() - start:.0f} s: {folder}")
-    return 0
+        return
+    print(format_summary(pd.read_parquet(folder / "summary.parquet"), config.confidence))
+    if config.mode == "cross":  # focal agents: one line per match-up
+        agents = pd.read_parquet(folder / "agents.parquet")
+        focal = {(m.label, m.lineup[0]) for c in config.cells for m in c.matchups}
+        rows = [(m, a) in focal for m, a in zip(agents["matchup"], agents["agent"])]
+        print("\nper match-up, the focal agents:")
+        print(format_summary(agents[rows], config.confidence))
+    narrative = folder / "narrative.md"
+    if narrative.is_file():
+        print("\n" + narrative.read_text().rstrip())
 
 
 if __name__ == "__main__":

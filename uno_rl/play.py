@@ -16,7 +16,10 @@ opponents make a table of 2 to 10. The rules are a preset (``envs/*.toml``, defa
 ``official``) with ``--set KEY=VALUE`` switches on top; the player count is one more than the
 opponents. Without ``--opponents``, ``color-first`` takes every other seat of a table of
 ``--players N`` (2 to 10), or of the preset's count (2 under ``official``): plain
-``uno_rl play`` is you against one ``color-first``.
+``uno_rl play`` is you against one ``color-first``. Each opponent is named by its seat and
+its short label (:mod:`uno_rl.agents.labels`: ``seat 1 (color-first)`` for
+``color-first:bluff=1``, parameters only where they tell two opponents apart); a label that
+is not the spec is followed once, at the start, by the full spec.
 
 What is played is decided by the rules: a single round, or, when the rules are a match
 (``match = true``, e.g. the ``kids`` preset or ``--set match=true``), the whole match until
@@ -67,7 +70,7 @@ from uno_rl.terminal.console import QuitGame, TerminalPlayer
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
 from uno_rl.terminal.safe import printable
 from uno_rl.terminal.style import Style, use_color
-from uno_rl.terminal.table import seat_names, table_text
+from uno_rl.terminal.table import seat_names, spec_notes, table_text
 
 __all__ = ["build_parser", "main"]
 
@@ -233,7 +236,7 @@ def _reason(error: BaseException) -> str:
 
 
 def game_seeds(seed: int) -> tuple[int, np.random.Generator]:
-    """The deal seed and the bots' generator of a session seed (both fixed by it)."""
+    """The deal seed and the bots' generator that ``seed`` (``--seed``) fixes."""
     deal_sequence, agent_sequence = np.random.SeedSequence(seed).spawn(2)
     deal_seed = int(new_seeds(np.random.Generator(np.random.PCG64(deal_sequence)), 1)[0])
     return deal_seed, np.random.Generator(np.random.PCG64(agent_sequence))
@@ -296,6 +299,8 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
         style.bold(f"UNO, {preset} rules, {rules.players} players: {describe_game(rules)}.")
     )
     human.write(f"You are seat {args.seat}. Opponents: {opponents}.")
+    for note in spec_notes(seats):  # an opponent named by a label: its full spec, once
+        human.write(note)
     if rules.deck != "classic":
         deck = rules.deck_cards
         extra = " with the random card dispenser" if rules.dispenser_on else ""
@@ -329,7 +334,7 @@ def _play(args: argparse.Namespace, read_line: Callable[[], str], out: TextIO) -
 
 
 def _tell_seed(human: TerminalPlayer, seed: int) -> None:
-    """The session seed, once the game is over (during it, it would give away every card)."""
+    """The game's seed, once the game is over (during it, it would give away every card)."""
     human.write(f"Seed {seed} (the same seed and answers replay this game: --seed {seed}).")
 
 

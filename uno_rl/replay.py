@@ -23,7 +23,9 @@ By default the whole game is printed at once; ``--step`` waits for Enter after e
 or whose actions do not replay (the error names the step, ``actions[k]``), exits with code 2
 and one line ``error: ...`` naming the problem. Names, the preset and messages read from the file
 are printed with control characters escaped (:func:`uno_rl.terminal.safe.printable`), so a
-hostile replay cannot drive the terminal.
+hostile replay cannot drive the terminal. Seats are named by short labels of their agent specs
+(:mod:`uno_rl.agents.labels`: ``seat 1 (ppo:official-2p)``), each full spec that differs
+from its label said once at the start.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from uno_rl.replays import Replay, ReplayError, deal, load, steps
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
 from uno_rl.terminal.safe import printable
 from uno_rl.terminal.style import Style, use_color
-from uno_rl.terminal.table import seat_names, table_text
+from uno_rl.terminal.table import seat_names, spec_notes, table_text
 from uno_rl.terminal.wrap import terminal_width, wrap_text
 
 __all__ = ["build_parser", "main", "show"]
@@ -98,6 +100,8 @@ def show(
     deck = f", deck {printable(rules.deck)}" if rules.deck != "classic" else ""
     write(style.bold(f"UNO replay: {rules.players} players{where}{deck}, {game}{seed}."))
     write("Seats: " + ", ".join(names) + ".")
+    for note in spec_notes(replay.seats):  # a seat named by a label: its full spec, once
+        write(note)
     program = replay.source.get("program")
     if isinstance(program, str) and program:
         write(f"Recorded by {printable(program)}; {len(replay.actions)} decisions.")

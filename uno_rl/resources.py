@@ -7,10 +7,12 @@ Four kinds of named files: rule ``presets`` (``NAME.toml`` with a ``[rules]`` ta
 :data:`os.pathsep`), first to last, and then in the folder shipped inside the package.
 
 The shipped folders are ``uno_rl/data/{envs,agents,experiments}``, found with
-:mod:`importlib.resources`. In the repository the top-level ``envs/``, ``agents/`` and
-``experiments/`` are the source of truth: ``uno_rl/data/*`` are symbolic links to them (so a
-clone works with or without an editable install), and the wheel build (hatchling's
-``force-include`` in ``pyproject.toml``) copies the real folders to the same place.
+:mod:`importlib.resources` (:func:`data_dir`); ``uno_rl/data/notebooks`` holds the analysis
+notebooks that ``uno_rl notebooks`` copies (:mod:`uno_rl.notebooks`). In the repository the
+top-level ``envs/``, ``agents/``, ``experiments/`` and ``notebooks/`` are the source of truth:
+``uno_rl/data/*`` are symbolic links to them (so a clone works with or without an editable
+install), and the wheel build (hatchling's ``force-include`` in ``pyproject.toml``) copies the
+real folders to the same place.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 __all__ = [
     "KINDS",
     "Entry",
+    "data_dir",
     "entries",
     "find",
     "search_dirs",
@@ -48,10 +51,16 @@ def _kind(kind: str) -> tuple[str, str]:
         raise ValueError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})") from None
 
 
+def data_dir(folder: str) -> Path:
+    """The folder ``uno_rl/data/FOLDER`` shipped with the package (``envs``, ``agents``,
+    ``experiments``, ``notebooks``)."""
+    return Path(str(files("uno_rl") / "data" / folder))
+
+
 def shipped_dir(kind: str) -> Path:
     """The folder of the files of ``kind`` shipped with the package."""
     folder, _ = _kind(kind)
-    return Path(str(files("uno_rl") / "data" / folder))
+    return data_dir(folder)
 
 
 def user_dirs(kind: str) -> list[Path]:

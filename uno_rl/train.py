@@ -2,7 +2,7 @@
 
     uno_rl train                                   # the quick-start config
     uno_rl train --config experiments/train-official-2p.toml --num-games 2048
-    uno_rl train --resume runs/quickstart/20261130-120000
+    uno_rl train --resume runs/quickstart/<timestamp>
     uno_rl train --backend ray --workers 8 --address HEAD_IP:6379   # on Ray
     uno_rl train --help                            # every config field
 
@@ -37,11 +37,19 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
 5. Logs: ``metrics.csv`` and TensorBoard, the same scalars under the same names, grouped as
    in CleanRL (``charts/``: progress, speed, the rollout's games; ``losses/``: the update, the
    gradient norm before clipping; ``behaviour/``: +4 / bluff / challenge rates; ``eval/``:
-   every ``eval_every`` updates a duplicate-deal evaluation against ``eval_agents``, with 95%
-   intervals), each column documented in :mod:`uno_rl.ppo.logger`; the config in the HPARAMS
-   tab; a tqdm bar. ``global_step`` counts the learner's decisions.
+   every ``eval_every`` updates and after the last a duplicate-deal evaluation against
+   ``eval_agents``, with 95% intervals), each column documented in :mod:`uno_rl.ppo.logger`;
+   the config in the HPARAMS tab; a tqdm bar. ``global_step`` counts the learner's decisions.
 6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
    final evaluation table with 95% intervals.
+
+Evaluations play ``eval_rounds`` / ``final_eval_rounds`` single rounds per eval agent, or,
+where the rules play matches, ``eval_matches`` / ``final_eval_matches`` whole matches; by
+default (``auto``) a share of ``total_decisions``, capped, so that a short run evaluates
+briefly (:class:`~uno_rl.ppo.config.TrainConfig`). Before it trains, a new run says how many
+updates it will train and how big its evaluations are (:mod:`uno_rl.ppo.plan`); each
+evaluation shows the evaluator's progress bar, named (``final evaluation: 20,000 rounds vs
+color-first``), unless ``--no-progress``.
 
 Bad input (a field out of range, ``nan``, an unsafe run name, a file that is not a config or
 a checkpoint, a checkpoint that does not fit) is one ``error:`` line and exit status 2, and a
@@ -79,6 +87,7 @@ from uno_rl.ppo.config import (
 from uno_rl.ppo.inputs import NetworkInputs
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import PolicyNetwork, use_bf16
+from uno_rl.ppo.plan import budget_line, evaluation_line, trained_line
 from uno_rl.ppo.report import (
     eval_metrics,
     evaluate_policy,
@@ -100,7 +109,16 @@ from uno_rl.ppo.runs import (
 )
 from uno_rl.ppo.update import ppo_update
 
-__all__ = ["check_backend", "evaluate_policy", "format_final", "main", "ppo_update", "train"]
+__all__ = [
+    "budget_line",
+    "check_backend",
+    "evaluate_policy",
+    "evaluation_line",
+    "format_final",
+    "main",
+    "ppo_update",
+    "train",
+]
 
 QUICKSTART = resources.shipped_dir("experiments") / "train-quickstart.toml"
 
@@ -114,12 +132,18 @@ def pick_device(name: str) -> torch.device:
 
 
 def training_rules(config: TrainConfig) -> Rules:
-    """The rules of the run, checked against the objective (errors name the field)."""
+    """The rules of the run, checked against the objective and the final evaluation (errors
+    name the field)."""
     rules = load_rules(config.preset, players=config.players, **dict(config.switches))
     if config.objective == "match" and not rules.match:
         raise TrainConfigError(
             "objective: 'match' rewards winning matches; the rules play single rounds "
             "(add switches match=true)"
+        )
+    final, size = config.eval_size(True, rules.match)
+    if size and not config.eval_agents:
+        raise TrainConfigError(
+            f"eval_agents: name at least one agent for the final evaluation ({final} = 0: none)"
         )
     return rules
 
@@ -170,7 +194,7 @@ def train(
 ) -> dict:
     """Train per ``config`` into the run folder ``run``; returns the final summary: the run's
     ``decisions``, ``learner_decisions`` and ``rounds`` so far, its ``num_updates``, and this call's
-    ``updates_run``, ``session_decisions`` and ``seconds``.
+    ``updates_run``, ``decisions_run`` and ``seconds``.
 
     Everything is set up and checked (device, rules, agents, ``init_from``, the checkpoint of a
     resume, the rollout source) before anything is written: a fresh run's folder is made
@@ -189,6 +213,7 @@ def train(
     for spec in config.eval_agents:
         make_agent(spec, rules)
     inputs = network_inputs(config, rules)
+    _, eval_size = config.eval_size(False, rules.match)  # per eval agent, each evaluation
     torch.manual_seed(config.seed)  # network initialisation
     bf16 = use_bf16(config.precision, device)
     network = inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True).to(device)
@@ -203,7 +228,7 @@ def train(
     generator = torch.Generator().manual_seed(config.seed)
     start_update, decisions, rounds, pool_filled, pool_next = 0, 0, 0, 0, 0
     num_updates = config.num_updates
-    learner_decisions, elapsed_before = 0, 0.0  # global_step; seconds of earlier sessions
+    learner_decisions, elapsed_before = 0, 0.0  # global_step; seconds trained before a resume
     data = None
     where = run / "checkpoint.pt"
     if resume:
@@ -282,7 +307,7 @@ def train(
 
     # ----------------------------------------------------------------- loop
     bar = tqdm(total=num_updates, initial=start_update, disable=not progress, unit="update")
-    started, session_decisions = time.perf_counter(), decisions
+    started, decisions_before = time.perf_counter(), decisions
     try:
         for update in range(start_update, num_updates):
             tick = time.perf_counter()
@@ -322,8 +347,9 @@ def train(
             if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
                 save_policy(run / "policy.pt")
                 result = evaluate_policy(
-                    run / "policy.pt", config, config.eval_rounds, config.seed + update
-                )
+                    run / "policy.pt", config, eval_size, config.seed + update, progress=progress,
+                    what=f"evaluation at update {update + 1:,}",
+                )  # fmt: skip
                 row.update(eval_metrics(result, rules.match))
             elif config.eval_every:
                 row["eval/evaluated"] = 0
@@ -360,9 +386,9 @@ def train(
         "learner_decisions": learner_decisions,
         "rounds": rounds,
         "num_updates": num_updates,
-        # This session's share (a resume trains only the updates left: maybe none).
+        # This call's share (a resume trains only the updates left: maybe none).
         "updates_run": max(num_updates - start_update, 0),
-        "session_decisions": decisions - session_decisions,
+        "decisions_run": decisions - decisions_before,
         "seconds": elapsed,
         "worker_restarts": source.restarts,
         "precision": "bf16" if bf16 else "fp32",
@@ -417,41 +443,6 @@ def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
     return run, read_run_config(run, address)
 
 
-def counted(count: int, noun: str) -> str:
-    """``count`` and ``noun``, plural unless it is one: ``1 update``, ``1,024 updates``."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
-def budget_line(config: TrainConfig) -> str:
-    """What a new run of ``config`` will train: its whole updates of one rollout each, and
-    ``total_decisions`` as asked where that rounded it."""
-    per, updates = config.decisions_per_rollout, config.num_updates
-    line = (
-        f"training {counted(updates, 'update')} of {per:,} decisions: {updates * per:,} decisions"
-    )
-    if updates * per != config.total_decisions:
-        line += f" (asked {config.total_decisions:,})"
-    return line
-
-
-def session_line(summary: dict) -> str:
-    """What this call trained, and how fast: only the updates it ran count (a resumed run
-    has trained the others; a finished one has nothing left, and no speed to report)."""
-    if not summary["updates_run"]:
-        return (
-            f"nothing left to train: the run had finished all "
-            f"{counted(summary['num_updates'], 'update')} "
-            f"({summary['decisions']:,} decisions, {summary['rounds']:,} rounds)"
-        )
-    speed = summary["session_decisions"] / max(summary["seconds"], 1e-9)
-    return (
-        f"{summary['session_decisions']:,} decisions in "
-        f"{counted(summary['updates_run'], 'update')}, "
-        f"{summary['seconds']:.0f} s ({speed:,.0f} decisions/s, {summary['precision']} trunk); "
-        f"the run: {summary['decisions']:,} decisions, {summary['rounds']:,} rounds"
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     field_names = [f.name for f in dataclasses.fields(TrainConfig)]
@@ -475,12 +466,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{'resuming' if resume else 'training'} {config.name} in {run}", flush=True)
             if not resume:
                 print(budget_line(config), flush=True)
+                print(evaluation_line(config, training_rules(config).match), flush=True)
 
         summary = train(config, run, resume, not args.no_progress, on_start=announce)
-        print(session_line(summary))
+        print(trained_line(summary))
         if summary["worker_restarts"]:
             print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")
-        report = final_report(run, config, summary)
+        report = final_report(run, config, summary, progress=not args.no_progress)
         if report:
             print(report)
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")

@@ -1,4 +1,4 @@
-"""PPO on any deck (issue 18): the network follows the training rules' layout, checkpoints
+"""PPO on any deck: the network follows the training rules' layout, checkpoints
 record it, the shipped classic bots play exactly as before, and short runs train on
 ``extreme`` and ``extension``.
 

@@ -198,7 +198,7 @@ def test_a_resume_reports_the_speed_of_what_it_trained(tmp_path, capsys):
     saved = load_checkpoint(folder / "checkpoint.pt")
     assert saved["update"] == 4 and saved["elapsed"] > 0
     summary = train.train(config(name="r", eval_every=0), folder, resume=True, progress=False)
-    assert summary["updates_run"] == 2 and summary["session_decisions"] == 2 * 512
+    assert summary["updates_run"] == 2 and summary["decisions_run"] == 2 * 512
     assert summary["decisions"] == UPDATES * 512
     _, rows = table(folder)
     elapsed = [float(r["charts/elapsed_s"]) for r in rows]
@@ -210,7 +210,7 @@ def test_a_resume_reports_the_speed_of_what_it_trained(tmp_path, capsys):
     assert "nothing left to train: the run had finished all 6 updates" in out
     assert "decisions/s" not in out
     again = train.train(config(name="r", eval_every=0), folder, resume=True, progress=False)
-    assert again["updates_run"] == 0 and again["session_decisions"] == 0
+    assert again["updates_run"] == 0 and again["decisions_run"] == 0
     assert len(table(folder)[1]) == UPDATES  # nothing logged twice
 
 

@@ -282,8 +282,8 @@ def test_init_from_a_checkpoint(tmp_path, capsys):
 def test_a_match_run_trains_on_points_and_reports_rounds_points_and_matches(tmp_path, capsys):
     runs = tmp_path / "runs"
     args = [*TINY, "--set", "match=true", "--set", "match_target=100", "--set", "reward=points",
-            "--zoo", "color-first", "--eval-agents", "color-first", "--eval-rounds", "20",
-            "--final-eval-rounds", "20", "--precision", "fp32"]  # fmt: skip
+            "--zoo", "color-first", "--eval-agents", "color-first", "--eval-matches", "20",
+            "--final-eval-matches", "20", "--precision", "fp32"]  # fmt: skip
     assert train.main([*args, "--runs-dir", str(runs), "--name", "m"]) == 0
     out = capsys.readouterr().out
     assert "20 duplicate-deal matches per opponent" in out

@@ -4,7 +4,7 @@ Drawn uniformly, a world deals the other hands at random, yet a player's plays s
 about its hand (``color-first`` plays the color it holds most of, action cards before numbers,
 wilds last, and names the color it holds most of). Playing with the other hands visible is
 worth about +36 net points a round against ``color-first`` at 2 players where uniform worlds
-gain about +3 (README): the worlds matter more than anything else the search does.
+gain about +3 (docs: Results, search agents): the worlds matter more than anything else the search does.
 
 So a search agent's memory keeps, per game slot, ``N`` *particles*: guesses of every other
 hand (the observer's own is known), each with a log-weight. At each public event

@@ -13,7 +13,7 @@ With ``margin = z`` > 0 it plays what the rollout agent itself would play (from 
 view) unless another action's paired mean beats that choice by more than ``z`` standard
 errors: the search only corrects its rollout agent where the play-outs are sure. Searching
 with ``ppo-official-2p`` through belief worlds, the best mean alone lost to the bot (-2.37
-net points a round); with ``margin=1`` it beats it (+9.47, 1,000 rounds; README).
+net points a round); with ``margin=1`` it beats it (+9.47, 1,000 rounds; docs: Results, search agents).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class PIMCAgent(SearchAgent):
     def auto_worlds(self) -> int:
         """The worlds of ``determinizations=0``: 32 at 2 players, 128 at more (4 players,
         against three ``color-first`` on the same 2,000 rounds: +5.14 net points a round
-        with 128, +1.88 with 64; README)."""
+        with 128, +1.88 with 64; docs: Results, search agents)."""
         return 32 if self.rules.players == 2 else 128
 
     def search(self, state, games, masks, rng, known) -> np.ndarray:

@@ -136,7 +136,7 @@ class SearchAgent(Agent):
         "infer_wilds": Param(
             False,
             "assume a player who plays a wild in the play phase held no playable colored "
-            "card (color-first and rule play wilds last; off: it did not help, see the README)",
+            "card (color-first and rule play wilds last; off: it did not help)",
         ),
         "bluff_belief": Param(
             0.0,
@@ -223,7 +223,7 @@ class SearchAgent(Agent):
     def explain_floor(self) -> float:
         """The particles' weight floor: ``explain``, or for ``explain=-1`` 0.1 at 2 players
         and 0.01 at more (4 players, against ``color-first``: with 0.01 the particles
-        guessed 15.1% of the other hands' cards, with 0.1 13.5%; README)."""
+        guessed 15.1% of the other hands' cards, with 0.1 13.5%)."""
         if self.params["explain"] == -1.0:
             return 0.1 if self.rules.players == 2 else 0.01
         return self.params["explain"]

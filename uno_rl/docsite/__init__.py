@@ -10,6 +10,10 @@
   adds the reference pages.
 * :mod:`.griffe_ext`: the Griffe extension that applies :mod:`.rst` to every docstring and
   loads ``uno_rl/ppo`` (a folder without ``__init__.py``, which Griffe skips).
+* :mod:`.results` (``make results``): the Results pages' figures and tables, redrawn from the
+  experiments' runs (:mod:`.results_frames` reads them, :mod:`.results_figures` and
+  :mod:`.results_tables` draw and write them, :mod:`.bench_table` turns a
+  ``uno_rl bench --json`` run into the benchmark table).
 
 :mod:`.tables`, :mod:`.reference` and :mod:`.rst` need nothing beyond uno_rl; :mod:`.hooks`
 imports MkDocs when MkDocs calls it, and :mod:`.griffe_ext` imports Griffe (the ``docs`` extra).

@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from uno_rl.agents import Agent, AgentError, make_agent
-from uno_rl.agents.registry import parse_spec
+from uno_rl.agents.labels import bare_name
 from uno_rl.core.rules import Rules
 
 __all__ = [
@@ -136,18 +135,12 @@ def resolve_opponents(
 
 
 def short_name(label: str) -> str:
-    """A short name for an agent's spec or label: a checkpoint's file stem
-    (``ppo:checkpoint=runs/a/best.pt`` -> ``best``), a spec file's stem, else the agent's
-    name without its parameters (``color-first:bluff=0.3`` -> ``color-first``)."""
-    try:
-        name, params = parse_spec(label)
-    except AgentError:
-        return label.strip().partition(":")[0]
-    if params.get("checkpoint"):
-        return Path(params["checkpoint"]).stem
-    if name.endswith(".toml"):
-        return Path(name).stem
-    return name
+    """A short name for an agent's spec or label, the name alone
+    (:func:`uno_rl.agents.labels.bare_name`, the first step of the labels the evaluator and
+    the terminal show): a checkpoint's name (``ppo:checkpoint=runs/a/best.pt`` -> ``best``;
+    a run's ``policy.pt`` -> the run's name), a spec file's stem, else the agent's name
+    without its parameters (``color-first:bluff=0.3`` -> ``color-first``)."""
+    return bare_name(label)
 
 
 def opponent_name(opponent: Callable, seat: int) -> str:

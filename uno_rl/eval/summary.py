@@ -14,8 +14,12 @@ column            meaning
 ================  ===========================================================================
 variant           rule variant label (an experiment's: what differs from its preset)
 players           seats at the table
-matchup           the line-up (``a vs b``, ``a vs 3 x b``, or ``a | b | c``)
-agent             agent spec as given
+matchup           the line-up of agent specs (``a vs b``, ``a vs 3 x b``, or ``a | b | c``)
+matchup_label     the same line-up in the agents' labels (what ``uno_rl evaluate`` prints)
+agent             agent spec as given (in full: the key to join tables on)
+label             the agent's short label for display, distinct among the agents of the
+                  table (:func:`uno_rl.agents.labels.agent_labels`: ``color-first``,
+                  ``ppo:official-2p``, ``color-first:bluff=1`` beside ``color-first``)
 seat              seat 0 .. P-1 (per-seat table only)
 rounds            rounds the agent played (each copy counts; in matches: every round of them)
 wins              rounds it won
@@ -61,7 +65,9 @@ tells the two apart. Where tables of both kinds are concatenated (an experiment'
 tables), the single-round rows hold <NA> in ``matches`` and ``match_wins`` (pandas ``Int64``)
 and NaN in the rates and scores.
 
-:func:`pair_table` and :func:`rating_table` document their own columns.
+:func:`pair_table`, :func:`rating_table` and :func:`deal_table` document their own columns;
+the labels of every table of one call come from the agents of all its match-ups
+(:func:`spec_labels`), so a variant's tables label each agent alike.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from uno_rl.agents.labels import agent_labels
 from uno_rl.core.state import STAT_NAMES
 
 from .play import Outcomes
@@ -80,19 +87,29 @@ from .tournament import Matchup
 
 __all__ = [
     "COLUMNS", "MATCH_COLUMNS", "agent_table", "deal_table", "pair_table", "rating_table",
-    "seat_table",
+    "seat_table", "spec_labels",
 ]  # fmt: skip
 
 _COUNTS = STAT_NAMES
 #: Columns of the seat and agent tables, in order (``seat`` only in the seat table).
 COLUMNS = [
-    "variant", "players", "matchup", "agent", "seat", "rounds", "wins", "win_rate", "win_low",
-    "win_high", "truncated", "points", "points_low", "points_high", "matches", "match_wins",
-    "match_win_rate", "match_win_low", "match_win_high", "final_score", "final_score_low",
-    "final_score_high", "penalty", "penalty_low", "penalty_high", "decisions", *_COUNTS,
+    "variant", "players", "matchup", "matchup_label", "agent", "label", "seat", "rounds", "wins",
+    "win_rate", "win_low", "win_high", "truncated", "points", "points_low", "points_high",
+    "matches", "match_wins", "match_win_rate", "match_win_low", "match_win_high", "final_score",
+    "final_score_low", "final_score_high", "penalty", "penalty_low", "penalty_high", "decisions",
+    *_COUNTS,
 ]  # fmt: skip
+#: Columns of the ratings table (:func:`rating_table`), in order.
+_RATING_COLUMNS = ["variant", "players", "agent", "label", "mu", "sigma", "ordinal", "rated_by",
+                   "games"]  # fmt: skip
 #: The columns only tables of matches have.
 MATCH_COLUMNS = COLUMNS[COLUMNS.index("matches") : COLUMNS.index("penalty")]
+
+
+def spec_labels(matchups: Sequence[Matchup]) -> dict[str, str]:
+    """The label of every agent spec of ``matchups`` (:func:`uno_rl.agents.labels.agent_labels`
+    over all of them: distinct)."""
+    return agent_labels(a for m in matchups for a in m.agents)
 
 
 def _ratio_sums(prefix: str, x: np.ndarray, n: np.ndarray) -> dict[str, float]:
@@ -186,9 +203,13 @@ def _finish(raw: pd.DataFrame, confidence: float, match: bool) -> pd.DataFrame:
 
 def _table(variant, players, matchups, outcomes, confidence, by_seat, match) -> pd.DataFrame:
     rows = []
+    labels = spec_labels(matchups)
     for matchup, out in zip(matchups, outcomes):
         for row in _raw_rows(out, matchup, by_seat, match):
-            rows.append({"variant": variant, "players": players, "matchup": matchup.label, **row})
+            rows.append({
+                "variant": variant, "players": players, "matchup": matchup.label,
+                "matchup_label": matchup.named(labels), "label": labels[row["agent"]], **row,
+            })  # fmt: skip
     table = _finish(pd.DataFrame(rows), confidence, match)
     columns = [c for c in COLUMNS if (by_seat or c != "seat") and (match or c not in MATCH_COLUMNS)]
     return table[columns]
@@ -253,16 +274,19 @@ def deal_table(
     same deal: the difference of the two
     first agents' scores per deal is a paired sample (a condition-based bluffer against the
     plain one, :mod:`uno_rl.analysis.situations`). One row per match-up and deal: ``variant``,
-    ``players``, ``matchup``, ``agent``, ``deal`` (int64), ``wins`` (rounds won per round over
-    the deal's seatings, float64), ``points`` (net points per round) and under match rules
-    ``matches`` (matches won per match).
+    ``players``, ``matchup``, ``matchup_label``, ``agent``, ``label`` (as in the seat table),
+    ``deal`` (int64), ``wins`` (rounds won per round over the deal's seatings, float64),
+    ``points`` (net points per round) and under match rules ``matches`` (matches won per
+    match).
     """
     parts = []
+    labels = spec_labels(matchups)
     for matchup, out in zip(matchups, outcomes):
         agent = matchup.lineup[0]
         scores = _deal_scores(out, matchup, agent, players)
         part = pd.DataFrame({
-            "variant": variant, "players": players, "matchup": matchup.label, "agent": agent,
+            "variant": variant, "players": players, "matchup": matchup.label,
+            "matchup_label": matchup.named(labels), "agent": agent, "label": labels[agent],
             "deal": np.arange(scores["wins"].size, dtype=np.int64),
             "wins": scores["wins"], "points": scores["points"],
         })  # fmt: skip
@@ -282,7 +306,9 @@ def pair_table(
 ) -> pd.DataFrame:
     """Paired tests between the agents of each match-up over the same deals.
 
-    One row per match-up and pair ``(a, b)``: ``deals``; ``win_difference``: per deal (its
+    One row per match-up and pair ``(a, b)``: ``variant``, ``players``, ``matchup``,
+    ``matchup_label``, ``agent_a``, ``agent_b`` (specs) and ``label_a``, ``label_b`` (their
+    labels, as in the seat table); ``deals``; ``win_difference``: per deal (its
     rounds, or the rounds of its matches, over every seating), a's rounds won per round minus
     b's, with its interval ``win_diff_low``, ``win_diff_high``, two-sided ``win_p_value`` and
     ``win_log10_p`` (its base-10 logarithm, finite where the p-value underflows to 0); the same
@@ -295,6 +321,7 @@ def pair_table(
     :func:`uno_rl.eval.formats.p_value`.
     """
     rows = []
+    labels = spec_labels(matchups)
     for matchup, out in zip(matchups, outcomes):
         for a, b in itertools.combinations(matchup.agents, 2):
             score_a = _deal_scores(out, matchup, a, players)
@@ -303,7 +330,8 @@ def pair_table(
             p = paired_test(score_a["points"], score_b["points"], confidence)
             row = {
                 "variant": variant, "players": players, "matchup": matchup.label,
-                "agent_a": a, "agent_b": b, "deals": w.n,
+                "matchup_label": matchup.named(labels), "agent_a": a, "agent_b": b,
+                "label_a": labels[a], "label_b": labels[b], "deals": w.n,
                 "win_difference": w.mean_difference, "win_diff_low": w.low,
                 "win_diff_high": w.high, "win_p_value": w.p_value, "win_log10_p": w.log10_p,
                 "points_difference": p.mean_difference, "points_diff_low": p.low,
@@ -346,13 +374,15 @@ def rating_table(
     which would favour an agent with many copies). Truncated rounds, and games with a single
     agent at the table, are skipped.
 
-    Columns: ``variant``, ``players``, ``agent``, ``mu``, ``sigma``, ``ordinal``
+    Columns: ``variant``, ``players``, ``agent`` (its spec), ``label`` (as in the seat
+    table), ``mu``, ``sigma``, ``ordinal``
     (``mu - 3 sigma``), ``rated_by`` (``rounds`` or ``matches``) and ``games`` (how many of
     them the agent's rating took in).
     """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
+    shown = spec_labels(matchups)
     agents = list(dict.fromkeys(a for m in matchups for a in m.agents))
     ratings = {a: model.rating(name=a) for a in agents}
     counts = dict.fromkeys(agents, 0)
@@ -396,6 +426,7 @@ def rating_table(
                 "variant": variant,
                 "players": players,
                 "agent": a,
+                "label": shown[a],
                 "mu": r.mu,
                 "sigma": r.sigma,
                 "ordinal": r.ordinal(),
@@ -404,5 +435,5 @@ def rating_table(
             }  # fmt: skip
             for a, r in ratings.items()
         ],
-        columns=["variant", "players", "agent", "mu", "sigma", "ordinal", "rated_by", "games"],
+        columns=_RATING_COLUMNS,
     ).sort_values("ordinal", ascending=False, ignore_index=True)

@@ -25,7 +25,7 @@ import math
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 
 import numpy as np
@@ -83,12 +83,18 @@ class Matchup:
     @property
     def label(self) -> str:
         """``a vs b`` for two distinct agents (``a vs 3 x b`` with copies), else the line-up."""
-        distinct = self.agents
-        if len(distinct) == 2 and self.lineup.count(distinct[0]) == 1:
-            copies = len(self.lineup) - 1
+        return self.named({})
+
+    def named(self, names: Mapping[str, str]) -> str:
+        """:attr:`label` with each spec written as ``names`` names it (a spec it lacks as
+        itself): the match-up in the agents' short labels (:mod:`uno_rl.agents.labels`)."""
+        distinct = [names.get(a, a) for a in self.agents]
+        lineup = [names.get(a, a) for a in self.lineup]
+        if len(distinct) == 2 and self.lineup.count(self.agents[0]) == 1:
+            copies = len(lineup) - 1
             other = distinct[1] if copies == 1 else f"{copies} x {distinct[1]}"
             return f"{distinct[0]} vs {other}"
-        return " | ".join(self.lineup)
+        return " | ".join(lineup)
 
 
 def make_matchups(agents: Sequence[str], players: int, mode: str) -> list[Matchup]:

@@ -8,10 +8,17 @@ and bad values raise :class:`TrainConfigError` naming the key.
 
 Every value is checked in one place, :meth:`TrainConfig.__post_init__`, whichever way it came
 (a TOML file, the command line, a resumed run's ``config.json`` through
-:func:`config_from_dict`): its type (``true`` is not a number, ``2.5`` not a count), finite
-numbers only (``nan`` and ``inf`` are refused), each field's range (counts at most
-:data:`uno_rl.cli.MAX_COUNT`, seeds in [0, 2^63 - 1]) or choices, a safe run ``name`` (one
-folder under ``--runs-dir``), then the rules between fields.
+:func:`config_from_dict`; each field by :func:`uno_rl.ppo.config_checks.check_field`): its
+type (``true`` is not a number, ``2.5`` not a count), finite numbers only (``nan`` and ``inf``
+are refused), each field's range (counts at most :data:`uno_rl.cli.MAX_COUNT`, seeds in
+[0, 2^63 - 1]) or choices, a safe run ``name`` (one folder under ``--runs-dir``), then the
+rules between fields.
+
+The evaluations' sizes have a field per unit: ``eval_rounds`` and ``final_eval_rounds`` count
+single rounds and apply when the rules play single rounds; ``eval_matches`` and
+``final_eval_matches`` count whole matches and apply under match rules (``match = true``).
+Each is a number or ``auto``, a share of ``total_decisions`` capped at the sizes the shipped
+long runs use (:meth:`TrainConfig.eval_size`), so that a short run evaluates briefly.
 """
 
 from __future__ import annotations
@@ -24,10 +31,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from uno_rl.cli import MAX_COUNT, MAX_SEED, parse_toml_value
+from uno_rl.cli import MAX_SEED, parse_toml_value
 from uno_rl.core.layout import EXTENDED_PIECES
 from uno_rl.core.observe_layout import PIECES
 from uno_rl.tomlfile import read_toml
+
+from .config_checks import TrainConfigError
+from .config_checks import check_field as _check_field
+from .config_checks import config_field as _field
+from .config_checks import field_kind as _kind
+from .config_checks import is_int as _is_int
+from .config_checks import shown as _show
 
 __all__ = [
     "NAME_PATTERN",
@@ -50,64 +64,9 @@ EXTENDED_FEATURES = [name for name, _ in EXTENDED_PIECES]
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 #: Limits of ``hidden``: layers and units per layer.
 MAX_LAYERS, MAX_WIDTH = 16, 8192
-
-
-class TrainConfigError(ValueError):
-    """An unknown config key or a bad value (the message names the key)."""
-
-
-def _field(default: Any, doc: str, **checks: Any):
-    if isinstance(default, list | dict):
-        return dataclasses.field(
-            default_factory=lambda d=default: type(d)(d), metadata={"doc": doc, **checks}
-        )
-    return dataclasses.field(default=default, metadata={"doc": doc, **checks})
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _show(value: Any) -> str:
-    """``repr(value)``, cut to a readable length (a 5,000-digit number is a typo)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _kind(f: dataclasses.Field) -> type:
-    return type(f.default if f.default is not dataclasses.MISSING else f.default_factory())
-
-
-def _check_field(f: dataclasses.Field, value: Any) -> Any:
-    """``value`` of field ``f`` checked (type, finite, range, choices); ints become floats
-    where the field is a float."""
-    kind = _kind(f)
-    if kind is float and _is_int(value):
-        try:
-            value = float(value)
-        except OverflowError:
-            raise TrainConfigError(
-                f"{f.name}: must be a finite number, got {_show(value)}"
-            ) from None
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise TrainConfigError(f"{f.name}: must be {kind.__name__}, got {_show(value)}")
-    if kind is float and not math.isfinite(value):
-        raise TrainConfigError(f"{f.name}: must be a finite number, got {value}")
-    meta = f.metadata
-    if "choices" in meta and value not in meta["choices"]:
-        raise TrainConfigError(
-            f"{f.name}: must be one of {', '.join(meta['choices'])}, got {_show(value)}"
-        )
-    if kind in (int, float):
-        low = meta.get("low", -math.inf)
-        high = meta.get("high", MAX_COUNT if kind is int else math.inf)
-        if not low <= value <= high:
-            raise TrainConfigError(
-                f"{f.name}: must be in [{meta.get('low', '-inf')}, {high:g}], got {_show(value)}"
-                if kind is float
-                else f"{f.name}: must be in [{low}, {high}], got {_show(value)}"
-            )
-    return value
+#: The most rounds, and matches, per eval agent (the evaluator's limits,
+#: :data:`uno_rl.eval.run.MAX_ROUNDS` and ``MAX_MATCHES``; that module loads pandas).
+MAX_EVAL_ROUNDS, MAX_EVAL_MATCHES = 100_000_000, 10_000_000
 
 
 @dataclasses.dataclass
@@ -221,15 +180,30 @@ class TrainConfig:
     target_kl: float = _field(0.0, "stop an update's epochs past this KL (0: never)", low=0)
     # ------------------------------------------------- evaluation, logging
     eval_every: int = _field(
-        25, "updates between evaluations against the eval agents (0: never)", low=0
-    )
-    eval_rounds: int = _field(
-        2000, "rounds (matches, under match rules) per eval agent in the periodic evaluations",
-        low=2,
+        25, "updates between periodic evaluations against the eval agents, the last update "
+        "evaluated too (0: never)", low=0,
+    )  # fmt: skip
+    eval_rounds: int | str = _field(
+        "auto", "single rounds per eval agent in each periodic evaluation, when the rules play "
+        "single rounds (auto: total_decisions / 1,000, between 2 and 2,000)",
+        low=2, high=MAX_EVAL_ROUNDS, auto=(1_000, 2_000),
+    )  # fmt: skip
+    eval_matches: int | str = _field(
+        "auto", "whole matches per eval agent in each periodic evaluation, when the rules play "
+        "matches (match = true) (auto: total_decisions / 100,000, between 2 and 2,000)",
+        low=2, high=MAX_EVAL_MATCHES, auto=(100_000, 2_000),
     )  # fmt: skip
     eval_agents: list = _field(["random-playable", "color-first"], "agents of the evaluations")
-    final_eval_rounds: int = _field(20000, "rounds (matches, under match rules) per eval agent in "
-                                    "the final evaluation (0: skip)", low=0)  # fmt: skip
+    final_eval_rounds: int | str = _field(
+        "auto", "single rounds per eval agent in the final evaluation, when the rules play single "
+        "rounds (0: skip; auto: total_decisions / 100, between 2 and 20,000)",
+        low=0, high=MAX_EVAL_ROUNDS, auto=(100, 20_000),
+    )  # fmt: skip
+    final_eval_matches: int | str = _field(
+        "auto", "whole matches per eval agent in the final evaluation, when the rules play matches "
+        "(match = true) (0: skip; auto: total_decisions / 10,000, between 2 and 20,000)",
+        low=0, high=MAX_EVAL_MATCHES, auto=(10_000, 20_000),
+    )  # fmt: skip
     checkpoint_every: int = _field(10, "updates between checkpoints", low=1)
     tensorboard: bool = _field(True, "also write TensorBoard event files")
 
@@ -286,10 +260,10 @@ class TrainConfig:
                 raise TrainConfigError(
                     f"{name}: must be a list of non-empty names, got {_show(getattr(self, name))}"
                 )
-        if (self.eval_every or self.final_eval_rounds) and not self.eval_agents:
-            raise TrainConfigError(
-                "eval_agents: name at least one agent when eval_every or final_eval_rounds > 0"
-            )
+        # The final evaluation's size depends on the rules' unit: checked with the rules
+        # (uno_rl.train.training_rules).
+        if self.eval_every and not self.eval_agents:
+            raise TrainConfigError("eval_agents: name at least one agent when eval_every > 0")
         for key, value in self.switches.items():
             if not isinstance(key, str) or not key:
                 raise TrainConfigError(f"switches: {_show(key)} is not a switch name")
@@ -305,6 +279,17 @@ class TrainConfig:
         if self.reward_scale:
             return self.reward_scale
         return 1.0 / 50.0 if reward == "points" else 1.0
+
+    def eval_size(self, final: bool, match: bool) -> tuple[str, int]:
+        """The field and the number of rounds (``match``: whole matches) per eval agent of the
+        periodic evaluations (or the ``final`` one; 0: none): the field's value, or its
+        ``auto`` rule applied to ``total_decisions``."""
+        name = f"{'final_' if final else ''}eval_{'matches' if match else 'rounds'}"
+        value = getattr(self, name)
+        if value == "auto":
+            divisor, cap = _FIELDS[name].metadata["auto"]
+            value = min(cap, max(2, self.total_decisions // divisor))
+        return name, value
 
     @property
     def decisions_per_rollout(self) -> int:
@@ -322,8 +307,15 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
 def _parse_cli_value(name: str, text: str, kind: type) -> Any:
-    """The command-line text of field ``name`` as a ``kind``; errors name its option."""
+    """The command-line text of field ``name`` as a ``kind`` (or ``auto`` where the field
+    takes it); errors name its option."""
+    auto = name in _FIELDS and "auto" in _FIELDS[name].metadata
+    if auto and text.strip() == "auto":
+        return "auto"
     try:
         if kind is bool:
             lowered = text.lower()
@@ -344,8 +336,9 @@ def _parse_cli_value(name: str, text: str, kind: type) -> Any:
         return kind(text)
     except ValueError as error:
         why = f" ({error})" if kind is dict else ""  # which switch value is unreadable, and why
+        what = "int or 'auto'" if auto else kind.__name__
         raise TrainConfigError(
-            f"{option_name(name)}: cannot read {_show(text)} as {kind.__name__}{why}"
+            f"{option_name(name)}: cannot read {_show(text)} as {what}{why}"
         ) from None
 
 
@@ -388,7 +381,7 @@ def add_arguments(parser: argparse.ArgumentParser, shown: TrainConfig | None = N
             "--" + f.name.replace("_", "-"),
             dest=f.name,
             default=None,
-            metavar=_kind(f).__name__.upper(),
+            metavar="INT|auto" if "auto" in f.metadata else _kind(f).__name__.upper(),
             help=f"{f.metadata['doc']} (default {cli_text(getattr(shown, f.name))})".replace(
                 "%", "%%"
             ),

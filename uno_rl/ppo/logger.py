@@ -17,8 +17,8 @@ Columns (per row = per update; "this update" = the rollout and PPO update of tha
 ``charts/rounds``                            rounds finished so far, all games (int)
 ``charts/learning_rate``                     Adam's learning rate this update
 ``charts/wall_time`` *                       Unix time (s) the row was logged
-``charts/elapsed_s`` *                       seconds of training so far, over every session
-                                             of a resumed run (saved in the checkpoint)
+``charts/elapsed_s`` *                       seconds of training so far, those before a
+                                             resume included (saved in the checkpoint)
 ``charts/SPS`` *                             learner decisions per second of this update
                                              (rollout and PPO update; no evaluation)
 ``charts/decisions_per_s`` *                 every seat's decisions per second, same window
@@ -71,9 +71,9 @@ it), so no column is empty throughout; rows with an evaluation are those with
 ``eval/evaluated`` = 1.
 
 The run's hyperparameters (its config, lists and tables flattened to text) go to
-TensorBoard's HPARAMS tab (the hparams plugin's experiment and session summaries, in the
-run's own event file, so its scalars are the session's metrics) and, as in CleanRL, to a
-``hyperparameters`` text table (:meth:`RunLogger.log_hparams`).
+TensorBoard's HPARAMS tab (the hparams plugin's experiment summary and this run's start
+summary, in the run's own event file, so that the tab's metric columns are this run's scalars)
+and, as in CleanRL, to a ``hyperparameters`` text table (:meth:`RunLogger.log_hparams`).
 
 Every row reaches the disk before the update's checkpoint is written (each append is
 ``fsync``-ed; a widened header is rewritten durably), so a checkpoint never runs ahead of
@@ -232,16 +232,17 @@ class RunLogger:
 
     def log_hparams(self, hparams: Mapping[str, Any], metrics: Iterable[str]) -> None:
         """Write the run's hyperparameters to TensorBoard (a fresh run, once): the HPARAMS
-        tab's experiment and session summaries, with ``metrics`` (scalar tags this run logs)
-        as its metric columns, and a ``hyperparameters`` text table as CleanRL writes it."""
+        tab's experiment summary and this run's start summary, with ``metrics`` (scalar tags
+        the run logs) as its metric columns, and a ``hyperparameters`` text table as CleanRL
+        writes it."""
         if self.writer is None:
             return
         from torch.utils.tensorboard.summary import hparams as hparams_summaries
 
         values = hparam_values(hparams)
-        experiment, session_start, _ = hparams_summaries(values, dict.fromkeys(metrics, 0.0))
+        experiment, start, _ = hparams_summaries(values, dict.fromkeys(metrics, 0.0))
         self.writer.file_writer.add_summary(experiment, 0)
-        self.writer.file_writer.add_summary(session_start, 0)
+        self.writer.file_writer.add_summary(start, 0)
         table = "\n".join(f"|{k}|{v}|" for k, v in values.items())
         self.writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}", 0)
         self.writer.flush()

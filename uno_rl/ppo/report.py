@@ -95,18 +95,32 @@ def hparam_metrics(config: TrainConfig, match: bool) -> list[str]:
     return [*tags, "losses/explained_variance", "charts/SPS"]
 
 
-def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, workers: int = 1):
-    """Duplicate-deal evaluation of ``policy`` against each eval agent (head to head)."""
+def evaluate_policy(
+    policy: Path,
+    config: TrainConfig,
+    count: int,
+    seed: int,
+    workers: int = 1,
+    progress: bool = False,
+    what: str = "evaluation",
+):
+    """Duplicate-deal evaluation of ``policy`` against each eval agent (head to head):
+    ``count`` rounds each, or whole matches where the rules play matches. ``progress``: the
+    evaluator's bar, one per opponent, named ``WHAT: COUNT rounds vs OPPONENT``."""
     from uno_rl.eval.run import Evaluation, evaluate_variant, resolve_variant
     from uno_rl.eval.tournament import make_matchups
 
     rules, label = resolve_variant(config.preset, config.players, dict(config.switches))
+    unit = "matches" if rules.match else "rounds"
     spec = f"ppo:checkpoint={policy}"
     parts = []
     for opponent in config.eval_agents:
         matchups = make_matchups([spec, opponent], rules.players, "head-to-head")
+        named = f"{what}: {count:,} {unit} vs {opponent}"
         parts.append(
-            evaluate_variant(rules, label, matchups, rounds, seed, workers, progress=False)
+            evaluate_variant(
+                rules, label, matchups, count, seed, workers, progress=progress, description=named
+            )
         )
     result = Evaluation.concat(parts)
     for table in (result.agents, result.seats, result.pairs):
@@ -116,17 +130,22 @@ def evaluate_policy(policy: Path, config: TrainConfig, rounds: int, seed: int, w
     return result
 
 
-def final_report(run: Path, config: TrainConfig, summary: dict) -> str:
-    """Evaluate ``policy.pt`` against the eval agents; save and format the table."""
-    if not config.final_eval_rounds:
-        return ""
-    from uno_rl.eval.run import default_workers
+def final_report(run: Path, config: TrainConfig, summary: dict, progress: bool = False) -> str:
+    """Evaluate ``policy.pt`` against the eval agents (``final_eval_rounds`` rounds each, or
+    ``final_eval_matches`` matches where the rules play matches; "" when that is 0), with the
+    evaluator's bar where ``progress``; save and format the table."""
+    from uno_rl.eval.run import default_workers, resolve_variant
 
+    rules, _ = resolve_variant(config.preset, config.players, dict(config.switches))
+    _, count = config.eval_size(True, rules.match)
+    if not count:
+        return ""
     result = evaluate_policy(
-        run / "policy.pt", config, config.final_eval_rounds, config.seed + 10**6, default_workers()
-    )
+        run / "policy.pt", config, count, config.seed + 10**6, default_workers(), progress,
+        "final evaluation",
+    )  # fmt: skip
     result.save(run / "final_eval")
-    return format_final(result, config.final_eval_rounds, "match_win_rate" in result.agents)
+    return format_final(result, count, rules.match)
 
 
 def format_final(result, count: int, match: bool) -> str:

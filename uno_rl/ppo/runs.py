@@ -3,7 +3,8 @@
 A new run goes to ``RUNS/NAME/<timestamp>/`` (:func:`new_run_path`; the folder is made by
 :func:`create_run` only once training has been set up, so that a start that fails leaves no
 folder). ``config.json``, written durably, holds the run's config; ``--resume RUN`` reads it
-back through the same checks as a TOML file (:func:`read_run_config`) and restores the
+back through the same checks as a TOML file (:func:`read_run_config`; a config of an older
+version is first put in today's fields: :func:`matches_budgets_moved`) and restores the
 checkpoint's state into the network, the optimizer and the opponent pool
 (:func:`load_resume`, :func:`restore_learner`), each part checked to fit: errors name the
 file and the problem. A checkpoint counts the learner's decisions (``learner_decisions``,
@@ -22,6 +23,7 @@ from typing import Any
 
 import torch
 
+from uno_rl.core.rules import RulesError, load_rules
 from uno_rl.durable import fsync_folder, write_text_durably
 
 from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
@@ -35,6 +37,7 @@ __all__ = [
     "create_run",
     "initial_weights",
     "load_resume",
+    "matches_budgets_moved",
     "new_run_path",
     "planned_updates",
     "read_run_config",
@@ -97,7 +100,36 @@ def read_run_config(run: Path, address: str | None = None) -> TrainConfig:
         raise TrainConfigError(f"--resume {path}: not valid JSON ({error})") from None
     if address is not None and isinstance(saved, dict):
         saved["address"] = address
-    return config_from_dict(saved, f"--resume {path}")
+    return config_from_dict(matches_budgets_moved(saved), f"--resume {path}")
+
+
+#: The evaluation sizes an older config counted in matches under match rules, and the fields
+#: that count them now.
+MOVED_TO_MATCHES = {"eval_rounds": "eval_matches", "final_eval_rounds": "final_eval_matches"}
+
+
+def matches_budgets_moved(saved: Any) -> Any:
+    """A run's saved config table with its evaluation sizes in today's fields: a config
+    written before the matches had fields of their own (it has no ``eval_matches``) counted
+    whole matches in ``eval_rounds`` and ``final_eval_rounds`` when its rules play matches;
+    those values move to ``eval_matches`` and ``final_eval_matches``, so that the resumed run
+    evaluates as it started (its rounds fields then keep their default). Anything else is
+    returned as it is (a table whose rules do not load fails later, naming them)."""
+    if not isinstance(saved, dict) or "eval_matches" in saved or "eval_rounds" not in saved:
+        return saved
+    switches = saved.get("switches", {})
+    try:
+        rules = load_rules(saved.get("preset", "official"), players=saved.get("players", 2),
+                           **(switches if isinstance(switches, dict) else {}))  # fmt: skip
+    except (RulesError, TypeError, ValueError):
+        return saved
+    if not rules.match:
+        return saved
+    moved = dict(saved)
+    for old, new in MOVED_TO_MATCHES.items():
+        if old in moved:
+            moved[new] = moved.pop(old)
+    return moved
 
 
 def check_backend(data: dict, config: TrainConfig, where: Path) -> None:

@@ -10,20 +10,42 @@ ever printed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from uno_rl.agents.labels import agent_labels
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
 
-from .narrate import Voice
+from .narrate import Voice, capitalized
 from .safe import printable
 from .style import Style
 
-__all__ = ["seat_names", "table_text"]
+__all__ = ["seat_names", "spec_notes", "table_text"]
 
 
-def seat_names(seats: list[str] | tuple[str, ...]) -> list[str]:
-    """Display names by seat: ``seat 1 (rule)``, control characters escaped
-    (:func:`~uno_rl.terminal.safe.printable`: a replay's names reach the terminal)."""
-    return [f"seat {i} ({printable(name)})" for i, name in enumerate(seats)]
+def seat_names(seats: Sequence[str]) -> list[str]:
+    """Display names by seat: ``seat 1 (rule)``, each agent spec by its label among the
+    table's (:func:`uno_rl.agents.labels.agent_labels`: ``seat 1 (color-first)`` for
+    ``color-first:bluff=1`` unless another seat plays another ``color-first``), control
+    characters escaped (:func:`~uno_rl.terminal.safe.printable`: a replay's names reach the
+    terminal)."""
+    labels = agent_labels(seats)
+    return [f"seat {i} ({printable(labels[name])})" for i, name in enumerate(seats)]
+
+
+def spec_notes(seats: Sequence[str]) -> list[str]:
+    """For each spec whose label (:func:`seat_names`) is not the spec, its seats and the full
+    spec, escaped: ``Seat 1 (color-first) plays color-first:bluff=1.``, ``Seat 1 (pimc) and
+    seat 2 (pimc) play pimc:rollouts=1.``"""
+    labels = agent_labels(seats)
+    by_spec: dict[str, list[str]] = {}
+    for name, spec in zip(seat_names(seats), seats):
+        if labels[spec] != spec:
+            by_spec.setdefault(spec, []).append(name)
+    return [
+        f"{capitalized(' and '.join(names))} play{'s' * (len(names) == 1)} {printable(spec)}."
+        for spec, names in by_spec.items()
+    ]
 
 
 def table_text(state: State, voice: Voice, style: Style, viewer: int | None) -> str:

@@ -1,0 +1,207 @@
+"""``python -m uno_rl.docsite.results`` (``make results``): the results pages' figures and tables.
+
+Built once per module from quick runs: ``strength --quick``, a miniature of the ``editions``
+grid named ``editions-quick``, the suite's ``bluff-when --quick`` session run, and a tiny
+training run named ``official-2p-quick``. Then: every output exists, is a PNG or a Markdown
+snippet that says it comes from a quick run, names its run's config and is the same when
+rebuilt; a missing run is one ``error:`` line with exit status 2; every image a docs page
+shows exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from PIL import Image
+from small_editions import write_small_editions_config
+
+from uno_rl import experiment, train
+from uno_rl.analysis.quick import PNG_TITLE
+from uno_rl.docsite import hooks, results
+from uno_rl.eval import formats
+
+ROOT = Path(__file__).resolve().parents[2]
+FIGURES = ["strength-ladder", "editions-heatmap", "bluff-situations", "bluff-behaviour",
+           "training-curve"]  # fmt: skip
+TABLES = ["strength", "editions", "bluff-when", "training"]
+#: Three updates of 256 decisions, each evaluated in 20 rounds against two opponents.
+TINY_TRAINING = [
+    "--config", str(ROOT / "experiments" / "train-official-2p.toml"), "--name",
+    "official-2p-quick", "--num-games", "16", "--rollout-steps", "16", "--total-decisions",
+    "768", "--hidden", "16", "--minibatch-size", "128", "--update-epochs", "1",
+    "--eval-every", "1", "--eval-rounds", "20", "--eval-agents", "random-playable,color-first",
+    "--final-eval-rounds", "20", "--checkpoint-every", "3", "--torch-threads", "1",
+    "--pool-size", "2", "--snapshot-every", "2", "--tensorboard", "false", "--no-progress",
+]  # fmt: skip
+
+
+def _only_run(runs: Path, name: str) -> Path:
+    (run,) = (runs / name).iterdir()
+    return run
+
+
+def _editions_config(folder: Path) -> Path:
+    """``editions-quick.toml``: the shipped ``editions`` grid (every deck, 2 and 4 players,
+    rounds and matches) with two of its heuristics and its shipped-bot part, in few rounds:
+    the tables of ``editions --quick`` in a third of its time."""
+    return write_small_editions_config(folder / "editions-quick.toml")
+
+
+@pytest.fixture(scope="module")
+def quick_runs(tmp_path_factory, bluff_when_quick_run):
+    """The runs folder with finished ``strength --quick``, ``editions-quick`` and
+    ``official-2p-quick`` (training) runs, and the bluff-when quick run (in a folder of its
+    own)."""
+    runs = tmp_path_factory.mktemp("results-runs")
+    for config in ("strength", str(_editions_config(runs.parent))):
+        quick = ["--quick"] if config == "strength" else []
+        code = experiment.main([config, *quick, "--runs-dir", str(runs), "--no-progress"])
+        assert code == 0, config
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert train.main([*TINY_TRAINING, "--runs-dir", str(runs)]) == 0
+    return runs, bluff_when_quick_run
+
+
+def _build(runs: Path, bluff_when: Path, out: Path) -> list[str]:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = results.main([
+            "--quick", "--runs-dir", str(runs), "--bluff-when", str(bluff_when),
+            "--out", str(out),
+        ])  # fmt: skip
+    assert code == 0
+    return printed.getvalue().splitlines()
+
+
+@pytest.fixture(scope="module")
+def built(quick_runs, tmp_path_factory):
+    """The output folder of one ``--quick`` build, and the lines it printed."""
+    out = tmp_path_factory.mktemp("results") / "docs-results"
+    return out, _build(*quick_runs, out)
+
+
+def test_every_figure_is_a_docs_wide_png_titled_quick_run(built):
+    out, _ = built
+    for name in FIGURES:
+        path = out / "figures" / f"{name}.png"
+        with Image.open(path) as image:
+            image.verify()  # every chunk's checksum
+        with Image.open(path) as image:
+            assert image.format == "PNG", name
+            assert image.width == 900 and image.height >= 300, (name, image.size)
+            title = image.text[PNG_TITLE]
+            assert title.startswith("QUICK RUN, not a finding:\n"), (name, title)
+            assert "interval" in title, (name, title)
+            assert "Software" not in image.text  # nothing but the run's own text
+
+
+def test_every_table_is_a_titled_snippet_naming_its_quick_run(built):
+    out, _ = built
+    names = {"strength": "strength-quick", "editions": "editions-quick",
+             "bluff-when": "bluff-when-quick", "training": "official-2p-quick"}  # fmt: skip
+    for name in TABLES:
+        text = (out / "tables" / f"{name}.md").read_text(encoding="utf-8")
+        assert not re.search(r"\d{8}-\d{6}", text), name  # no run folder's timestamp
+        lines = text.splitlines()
+        assert lines[0].startswith("# ") and lines[0].endswith("(quick run)"), lines[0]
+        assert lines[2].startswith("<!-- Generated by `make results`") and lines[2].endswith("-->")
+        assert lines[4].startswith("**Quick run (") and "too small for findings" in lines[4]
+        sentence = lines[6]
+        seed = "seed 1" if name == "training" else "seed 0"
+        assert sentence.startswith(f"The `{names[name]}` run ({seed}"), sentence
+        assert re.search(r"Brackets: (95|99)% intervals\.$", sentence), sentence
+        header, rule, *rows = lines[8:]
+        assert header.startswith("| ") and rule.startswith("|---") and rows, name
+        assert all(r.count(" | ") == header.count(" | ") for r in rows), name
+        shown = hooks.expand(f"<!-- uno_rl include tables/{name}.md -->", out).splitlines()
+        assert shown[0] == lines[2] and shown[2] == lines[4], name  # the title dropped
+
+
+def test_tables_hold_the_runs_numbers(built, quick_runs):
+    out, _ = built
+    runs, _ = quick_runs
+    agents = pd.read_parquet(_only_run(runs, "strength-quick") / "agents.parquet")
+    row = agents[(agents.variant == "official") & (agents.agent == "ppo-official-2p")
+                 & (agents.matchup == "ppo-official-2p vs color-first")].iloc[0]  # fmt: skip
+    points = formats.with_interval(row.points, row.points_low, row.points_high, formats.points)
+    strength = (out / "tables" / "strength.md").read_text()
+    assert f"| `ppo-official-2p` | 2 | `color-first` | {row.rounds:,} |" in strength
+    assert points in strength
+    final = pd.read_parquet(_only_run(runs, "official-2p-quick") / "final_eval/agents.parquet")
+    mine = final[final.agent == "ppo"].iloc[0]
+    shown = formats.with_interval(mine.win_rate, mine.win_low, mine.win_high)
+    assert (
+        f"| `{mine.matchup.split(' vs ')[1]}` | {shown} |"
+        in (out / "tables/training.md").read_text()
+    )
+
+
+def test_one_progress_line_per_output_and_the_same_files_when_rebuilt(built, quick_runs, tmp_path):
+    out, lines = built
+    expected = [f"figures/{n}.png" for n in FIGURES] + [f"tables/{n}.md" for n in TABLES]
+    assert len(lines) == len(expected)
+    for path in expected:
+        assert sum(line.startswith(f"wrote {out / path} (from ") for line in lines) == 1, path
+    again = tmp_path / "again"
+    _build(*quick_runs, again)
+    for path in expected:
+        assert (again / path).read_bytes() == (out / path).read_bytes(), path
+
+
+def test_a_missing_run_is_one_error_line_with_exit_status_2(tmp_path, capsys):
+    (tmp_path / "runs" / "strength-quick" / "20260101-000000").mkdir(parents=True)  # no DONE
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        results.main(["--quick", "--runs-dir", str(tmp_path / "runs"), "--out", str(out)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: no finished strength-quick run in ")
+    assert "(make it with: uno_rl experiment strength --quick --runs-dir " in err
+    assert "uno_rl experiment bluff-when --quick" in err and "--name official-2p-quick" in err
+    assert not out.exists()
+    with pytest.raises(SystemExit) as stop:
+        results.main(["--strength", str(tmp_path), "--runs-dir", str(tmp_path / "runs")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --strength {tmp_path}: not a finished experiment run; ")
+    assert (
+        "no finished editions run in " in err and "(make it with: uno_rl experiment editions" in err
+    )
+
+
+def test_the_newest_finished_run_is_read(tmp_path):
+    base = tmp_path / "strength"
+    for stamp, done in (("20260101-000000", True), ("20260102-000000", True),
+                        ("20260103-000000", False)):  # fmt: skip
+        (base / stamp).mkdir(parents=True)
+        if done:
+            (base / stamp / "DONE").write_text("")
+    assert results.find_run(tmp_path, "strength") == base / "20260102-000000"
+    assert results.find_run(tmp_path, "editions") is None
+    run = tmp_path / "official-2p" / "20260101-000000"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text('{"final_eval_rounds": 100}')
+    (run / "metrics.csv").write_text("global_step\n1\n")
+    (run / "policy.pt").write_bytes(b"")
+    assert not results.is_finished(run, training=True)  # its final evaluation is missing
+    (run / "final_eval").mkdir()
+    (run / "final_eval" / "agents.parquet").write_bytes(b"")
+    assert results.find_run(tmp_path, "official-2p", training=True) == run
+
+
+def test_every_image_a_docs_page_shows_exists():
+    image = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+    missing = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        for target in image.findall(page.read_text(encoding="utf-8")):
+            if re.match(r"^[a-z]+:", target):  # a URL
+                continue
+            path = (page.parent / target.split("#")[0]).resolve()
+            if not path.is_file():
+                missing.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not missing, "images the pages show but the repository lacks: " + ", ".join(missing)

@@ -216,6 +216,17 @@ class Rules:
                 f"{self.players * self.hand_size} cards; at most {size - 9} may be dealt "
                 f"(the deck {self.deck!r} has {size} cards and the piles need some)"
             )
+        deck, dealt = self.deck_cards, self.players * self.hand_size
+        turnable = int(deck.copies[~deck.layout.returns_as_first_card].sum(dtype="int64"))
+        if turnable <= dealt:
+            # A deal turns cards from the pile until one may start the discard pile; with every
+            # such card possibly in the hands, it would never find one.
+            raise RulesError(
+                f"the deck {self.deck!r} has {turnable} cards that may be turned as the first "
+                f"card (not a +4, Swap or Shuffle Hands, Targeted +4 or Boomerang); "
+                f"players={self.players} x hand_size={self.hand_size} deals {dealt}, so a deal "
+                f"could leave none in the pile: it needs more than {dealt}"
+            )
         if self.draw_until_playable and self.drawn_card in ("may-not-play", "auto-play"):
             raise RulesError(
                 f"draw_until_playable=true contradicts drawn_card='{self.drawn_card}': "

@@ -16,6 +16,7 @@ Each worker runs torch on one thread: the workers already fill the cores.
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 import suite_profile
@@ -99,3 +100,24 @@ def bluff_when_quick_run(tmp_path_factory):
     assert code == 0
     (run,) = (runs / "bluff-when-quick").iterdir()
     return run
+
+
+@pytest.fixture
+def no_writes_in_dev(monkeypatch):
+    """Fail the test, without touching /dev, if anything creates or renames a file there."""
+    real_open, real_replace = os.open, os.replace
+
+    def guarded_open(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and os.path.abspath(path).startswith("/dev/"):
+            raise AssertionError(f"a file was made in /dev: {path}")
+        return real_open(path, flags, *args, **kwargs)
+
+    def guarded_replace(source, target, *args, **kwargs):
+        if os.path.realpath(target).startswith("/dev/"):
+            raise AssertionError(f"a rename onto {target} was attempted")
+        return real_replace(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", guarded_open)
+    monkeypatch.setattr(os, "replace", guarded_replace)
+    yield
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is no longer a device"

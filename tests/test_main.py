@@ -50,6 +50,18 @@ def test_dispatch_passes_the_rest_of_the_command_line(name, monkeypatch):
     assert seen == [["--x", "1", "y"]]
 
 
+@pytest.mark.parametrize("name", ["simulate", "bench"])
+def test_ctrl_c_in_a_program_is_one_line_and_status_130(name, monkeypatch, capsys):
+    module, function, _ = COMMANDS[name]
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib.import_module(module), function, interrupted)
+    assert main([name]) == 130
+    assert capsys.readouterr().err == f"interrupted: uno_rl {name} stopped\n"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_help_of_every_subcommand(name, capsys):
     if COMMANDS[name][0] == "uno_rl.listing" and not _has_listing():

@@ -95,8 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # argparse (--help, bad options) and fail(): their status
         if stop.code is None or isinstance(stop.code, int):
             return stop.code or 0
-        print(stop.code, file=sys.stderr)
+        from uno_rl.terminal.safe import printable
+
+        print(printable(stop.code), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C in a program without its own handling (simulate, bench)
+        print(f"interrupted: {PROG} {name} stopped", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # piped into a program that stopped reading (head)
         try:  # keep Python from failing again when it flushes stdout at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

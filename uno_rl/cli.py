@@ -5,6 +5,11 @@ traceback and never argparse's usage block. Programs build their parser with
 :class:`CliParser` and give numeric options a checking ``type=`` from here (a count with an
 upper bound, a finite float in a range, a seed), so that ``nan``, ``-5`` or a 30-digit count is
 refused before any work starts.
+
+Every error line goes out through :func:`print_error` (``fail`` and ``CliParser`` included),
+which escapes control and format characters (:func:`uno_rl.terminal.safe.printable`): a name
+read from a user's file or typed on the command line (``ESC]0;...BEL``, ``ESC[2J``, U+202E)
+reaches the terminal as visible text, never as a command to it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import sys
 import tomllib
 from collections.abc import Iterable
 from typing import Any, NoReturn
+
+from uno_rl.terminal.safe import printable
 
 __all__ = [
     "MAX_COUNT",
@@ -29,6 +36,7 @@ __all__ = [
     "fail",
     "float_type",
     "parse_toml_value",
+    "print_error",
     "seed_type",
 ]
 
@@ -43,12 +51,19 @@ class CliParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line: ``error: ...`` and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"error: {printable(message)} (see {printable(self.prog)} --help)\n")
+
+
+def print_error(message: object) -> None:
+    """Print ``error: message`` on stderr, one line, its control and format characters
+    escaped (:func:`~uno_rl.terminal.safe.printable`; escaping twice changes nothing)."""
+    print(f"error: {printable(message)}", file=sys.stderr)
 
 
 def fail(message: str) -> NoReturn:
-    """Print ``error: message`` on stderr and exit with status 2."""
-    print(f"error: {message}", file=sys.stderr)
+    """Print ``error: message`` on stderr (escaped: :func:`print_error`) and exit with
+    status 2."""
+    print_error(message)
     raise SystemExit(2)
 
 

@@ -36,8 +36,19 @@ for any number of workers. Bad input (unknown agent, parameter, preset or rule s
 impossible value, a count above its bound, ``nan``) fails before any game is played, with an
 error naming it; so does an output path that cannot be written (``--out`` or ``--save-replays``
 an existing file, below a file, or in a folder this process may not write in). Work is planned
-lazily (:func:`uno_rl.eval.tournament.iter_chunks`), so even the largest legal count starts at
-once with its progress bar, and the workers end when this process dies.
+lazily (:func:`uno_rl.eval.tournament.iter_chunks`), and the workers end when this process
+dies.
+
+A run is bounded by what the computer can hold (:mod:`uno_rl.eval.limits`): at most 1,000
+match-ups, 10 billion rounds (1 billion matches) over all of them, and results that fit in
+memory; a larger request fails at once with one line naming its size. A run estimated to take
+5 minutes or more says so on stderr before it starts (:mod:`uno_rl.eval.estimate`)::
+
+    estimate: about 2.1 hours (45 match-ups, 45,000,000 rounds at about 6,000 rounds/s on 2
+    workers); Ctrl-C stops it (the tables are written when it ends)
+
+and one estimated above a week is refused unless ``--allow-long`` is given. Shorter runs print
+nothing before their progress bar.
 """
 
 from __future__ import annotations
@@ -46,6 +57,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -53,10 +65,10 @@ from collections.abc import Sequence
 import pandas as pd
 
 from uno_rl.agents import AgentError
-from uno_rl.cli import MAX_COUNT, CliParser, count_type, float_type, seed_type
+from uno_rl.cli import MAX_COUNT, CliParser, count_type, float_type, print_error, seed_type
 from uno_rl.core.rules import RANGES, RulesError
 from uno_rl.durable import write_text_durably
-from uno_rl.processes import MAX_WORKERS
+from uno_rl.processes import MAX_WORKERS, Interrupted, interruptible
 
 from .eval import formats
 from .eval.backends import BACKENDS, BackendError
@@ -153,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--replay-sample", default=None, metavar="SPEC",
         help="which games of each match-up --save-replays keeps: longest:K, random:K, "
         f"truncated:K, violations, comma-separated (default {DEFAULT_SAMPLE})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-long", action="store_true",
+        help="run even when the run is estimated to take more than a week (refused otherwise)",
     )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
@@ -271,6 +287,19 @@ def format_report(result: Evaluation, confidence: float = 0.95) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``uno_rl evaluate ARGV``; the exit status (0: done, 2: bad input, 130 or 143:
+    stopped by Ctrl-C or SIGTERM, with one line saying what was kept)."""
+    saving: list[str] = []
+    try:
+        with interruptible():
+            return _run(argv, saving)
+    except KeyboardInterrupt as stop:  # Interrupted: a signal; else raised by the code itself
+        kept = f"; the replays saved so far are in {saving[0]}" if saving else ""
+        print(f"interrupted: the evaluation stopped, no tables were written{kept}", file=sys.stderr)
+        return stop.status if isinstance(stop, Interrupted) else 128 + signal.SIGINT
+
+
+def _run(argv: Sequence[str] | None, saving: list[str]) -> int:
     # PPO agents run small torch forwards here and in the workers: one math thread per
     # process, so several processes (or a training run beside) do not oversubscribe the CPUs.
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -299,8 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_output_folder(os.path.join("runs", "evaluate"), "--out (default runs/evaluate)")
         if replays is not None:
             check_output_folder(replays.folder, "--save-replays", ("index.csv",))
+            saving.append(str(replays.folder))
     except (ValueError, RulesError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
     start = time.perf_counter()
     try:
@@ -320,9 +350,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             backend=args.backend,
             address=args.address,
             replays=replays,
+            announce=lambda line: print(line, file=sys.stderr, flush=True),
+            allow_long=args.allow_long,
         )
     except (AgentError, RulesError, ValueError, BackendError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         path = getattr(error, "replay_path", None)
         if path is not None:
             print(f"the game up to that action is saved: uno_rl replay {path}",

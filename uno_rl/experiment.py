@@ -65,7 +65,7 @@ from tqdm import tqdm
 
 from uno_rl import resources
 from uno_rl.agents import AgentError
-from uno_rl.cli import CliParser, count_type, did_you_mean
+from uno_rl.cli import CliParser, count_type, did_you_mean, print_error
 from uno_rl.core.rules import RulesError
 from uno_rl.durable import fsync_folder, write_bytes_durably, write_text_durably
 from uno_rl.processes import MAX_WORKERS, Interrupted, interruptible, stop_pool
@@ -73,9 +73,16 @@ from uno_rl.processes import MAX_WORKERS, Interrupted, interruptible, stop_pool
 from .analysis.variants import write_narrative
 from .eval.backends import BACKENDS, BackendError, make_executor
 from .eval.config import ANALYSES, DEAL_ANALYSES, ConfigError, ExperimentConfig, load_config
+from .eval.estimate import RunTooLong, Work, estimate, notice
 from .eval.experiment_summary import format_summary, summarize
 from .eval.outputs import check_output_folder
-from .eval.run import Evaluation, default_workers, evaluate_variant, write_atomic
+from .eval.run import (
+    Evaluation,
+    default_workers,
+    evaluate_variant,
+    parallel_workers,
+    write_atomic,
+)
 
 __all__ = ["main", "run_experiment", "summarize"]
 
@@ -159,6 +166,7 @@ def run_experiment(
     backend: str = "local",
     address: str | None = None,
     on_start: Callable[[Path], None] | None = None,
+    allow_long: bool = False,
 ) -> Path:
     """Play every cell not played yet, then write the merged tables; returns the run folder.
 
@@ -166,8 +174,18 @@ def run_experiment(
     are the same on every backend. ``on_start(folder)`` is called once the run folder is
     chosen. An exception (a ``KeyboardInterrupt`` too) ends the workers at once; the cells
     finished so far stay.
+
+    Before anything is written, the cells left to play are timed (:mod:`uno_rl.eval.estimate`):
+    when they take minutes or more, the first line logged says how long; above a week the run
+    raises :class:`ConfigError` unless ``allow_long``.
     """
     folder, resuming = choose_run_dir(config, runs_dir, resume, fresh)
+    done = cells_done(config, folder)
+    workers = workers or config.workers or default_workers()
+    todo = [c for c in config.cells if c not in done]
+    line = _estimate_line(config, todo, parallel_workers(workers, backend, address), allow_long)
+    if line is not None:
+        log(line)
     if on_start is not None:
         on_start(folder)
     parts = folder / "parts"
@@ -176,13 +194,10 @@ def run_experiment(
         # config.json last: it is what marks the folder as a run to resume.
         write_bytes_durably(folder / "config.toml", Path(config.path).read_bytes())
         _write_text(folder / "config.json", json.dumps(config.resolved(), indent=2))
-    done = cells_done(config, folder)
     log(
         f"{'resuming' if resuming else 'starting'} {config.name} in {folder} "
         f"({len(done)} of {len(config.cells)} cells done)"
     )
-    workers = workers or config.workers or default_workers()
-    todo = [c for c in config.cells if c not in done]
     tables = TABLES + (("deals",) if config.analysis in DEAL_ANALYSES else ())
     pool = None
     if todo and (workers > 1 or backend != "local"):
@@ -247,6 +262,25 @@ def run_experiment(
     return folder
 
 
+def _estimate_line(
+    config: ExperimentConfig, todo: Sequence, workers: int, allow_long: bool
+) -> str | None:
+    """The line saying how long the ``todo`` cells take (None: minutes at most); a run
+    estimated above a week raises :class:`ConfigError` unless ``allow_long``."""
+    works = [Work(c.rules, c.matchups, c.rounds) for c in todo]
+    try:
+        line = notice(estimate(works, workers, config.seed), allow_long, _SHORTER)
+    except RunTooLong as error:
+        raise ConfigError(f"{config.path}: {error}") from None
+    if line is None:
+        return None
+    return f"{line}; Ctrl-C stops it, and the same command resumes it"
+
+
+#: What makes an experiment shorter.
+_SHORTER = "ask fewer rounds or matches, or split the experiment into smaller ones"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = CliParser(
         prog="uno_rl experiment",
@@ -280,6 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quick", action="store_true", help="apply the config's [quick] table (runs/NAME-quick)"
     )
+    parser.add_argument(
+        "--allow-long", action="store_true",
+        help="run even when the run is estimated to take more than a week (refused otherwise)",
+    )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return parser
 
@@ -386,7 +424,7 @@ def _run(argv: Sequence[str] | None, reached: _Reached) -> int:
         if args.resume is None:
             check_output_folder(Path(args.runs_dir) / config.name, "--runs-dir")
     except (ConfigError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
     reached.config = config
     try:
@@ -400,9 +438,10 @@ def _run(argv: Sequence[str] | None, reached: _Reached) -> int:
             backend=args.backend,
             address=args.address,
             on_start=reached.started,
+            allow_long=args.allow_long,
         )
     except (ConfigError, AgentError, RulesError, BackendError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
     report(config, folder)
     print(f"done in {time.perf_counter() - start:.0f} s: {folder}")

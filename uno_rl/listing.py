@@ -6,6 +6,11 @@ Each prints a table of the names it knows, one line each: the name, where it com
 ``shipped``: inside the package; ``built-in``: an agent strategy without a spec file) and the
 first sentence of its description, cut after a whole word to the terminal's width and ended
 with "…" (``--full``: whole). A user file hides a shipped file of the same name.
+
+Names, descriptions and paths come from the user's files: their control and format characters
+are escaped (``\\x1b``, ``\\u202e``: :func:`uno_rl.terminal.safe.printable`), so a file name
+cannot retitle or clear the terminal. What could not be read (a user folder, a symlink loop)
+is said in one ``warning:`` line each on stderr, and the rest is listed.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from pathlib import Path
 from typing import TextIO
 
 from uno_rl import resources
-from uno_rl.cli import CliParser
+from uno_rl.cli import CliParser, print_error
 from uno_rl.resources import Entry
+from uno_rl.terminal.safe import printable
 
 __all__ = [
     "Entry",
@@ -56,13 +62,24 @@ def list_agents() -> list[Entry]:
 
     found = {entry.name: entry for entry in resources.entries("agents")}
     for name, cls in STRATEGIES.items():
-        found.setdefault(name, Entry(name, cls.summary, Path(), "built-in"))
+        if name not in found and _no_broken_file(name):
+            found[name] = Entry(name, cls.summary, Path(), "built-in")
     for name in _LAZY_STRATEGIES:
-        if name not in found:  # its module needs torch: import it only when listed
+        if name not in found and _no_broken_file(name):  # it needs torch: imported if listed
             from uno_rl.agents.registry import describe
 
             found[name] = Entry(name, describe(name), Path(), "built-in")
     return [found[name] for name in sorted(found)]
+
+
+def _no_broken_file(name: str) -> bool:
+    """Whether no user file ``NAME.toml`` that cannot be followed (a symlink loop) hides the
+    built-in strategy ``name``: such a name cannot be used (the listing warns of the file)."""
+    try:
+        resources.locate("agents", f"{name}.toml")
+    except resources.ResourceError:
+        return False
+    return True
 
 
 #: The fewest characters of a description shown, however narrow the terminal.
@@ -91,15 +108,16 @@ def format_table(
     ellipsis: str = ELLIPSIS,
 ) -> str:
     """Columns name, source and description (cut at a word to ``width`` characters, ended
-    with ``ellipsis``; None: whole); with ``paths`` a fourth column, the file."""
-    names = max([len("name"), *(len(e.name) for e in entries)])
+    with ``ellipsis``; None: whole); with ``paths`` a fourth column, the file. Every field
+    is escaped (:func:`~uno_rl.terminal.safe.printable`)."""
+    names = max([len("name"), *(len(printable(e.name)) for e in entries)])
     sources = max([len("source"), *(len(e.source) for e in entries)])
     lines = [f"{'name':<{names}}  {'source':<{sources}}  description"]
     for entry in entries:
-        text = entry.description or "-"
+        text = printable(entry.description) or "-"
         if paths:
-            text = f"{text}  [{entry.path}]" if entry.source != "built-in" else text
-        prefix = f"{entry.name:<{names}}  {entry.source:<{sources}}  "
+            text = f"{text}  [{printable(entry.path)}]" if entry.source != "built-in" else text
+        prefix = f"{printable(entry.name):<{names}}  {printable(entry.source):<{sources}}  "
         if width is not None:
             text = shorten(text, max(width - len(prefix), MIN_DESCRIPTION), ellipsis)
         lines.append(prefix + text)
@@ -115,11 +133,12 @@ def ellipsis_for(stream: TextIO) -> str:
     return ELLIPSIS
 
 
-def _main(
-    argv: Sequence[str] | None, command: str, what: str, variable: str, lister: Callable
-) -> int:
+def _main(argv: Sequence[str] | None, kind: str, what: str, lister: Callable) -> int:
+    """``uno_rl KIND``: the table of ``lister()``, after a warning for each thing of ``kind``
+    that could not be read; 0, or 2 for bad options."""
+    variable = resources.KINDS[kind][1]
     parser = CliParser(
-        prog=f"uno_rl {command}",
+        prog=f"uno_rl {kind}",
         description=f"List the {what}: the folders of ${variable} (separated by "
         f"'{os.pathsep}') first, then those shipped with uno_rl.",
     )
@@ -133,9 +152,12 @@ def _main(
         return stop.code if isinstance(stop.code, int) else 2
     try:
         entries = lister()
+        problems = resources.problems(kind)
     except Exception as error:  # a broken user folder must not end in a traceback
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
+    for problem in problems:  # what could not be read: said, and the rest listed
+        print(f"warning: {printable(problem)}", file=sys.stderr)
     width = None if args.full or args.paths else shutil.get_terminal_size((100, 24)).columns
     print(format_table(entries, width, paths=args.paths, ellipsis=ellipsis_for(sys.stdout)))
     return 0
@@ -143,19 +165,19 @@ def _main(
 
 def presets_main(argv: Sequence[str] | None = None) -> int:
     """``uno_rl presets``: the rule presets."""
-    return _main(argv, "presets", "rule presets", "UNO_RL_PRESETS", list_presets)
+    return _main(argv, "presets", "rule presets", list_presets)
 
 
 def decks_main(argv: Sequence[str] | None = None) -> int:
     """``uno_rl decks``: the decks (``--set deck=NAME``)."""
-    return _main(argv, "decks", "decks", "UNO_RL_DECKS", list_decks)
+    return _main(argv, "decks", "decks", list_decks)
 
 
 def agents_main(argv: Sequence[str] | None = None) -> int:
     """``uno_rl agents``: agent specs and built-in strategies."""
-    return _main(argv, "agents", "agents", "UNO_RL_AGENTS", list_agents)
+    return _main(argv, "agents", "agents", list_agents)
 
 
 def experiments_main(argv: Sequence[str] | None = None) -> int:
     """``uno_rl experiments``: experiment and training configs."""
-    return _main(argv, "experiments", "experiment configs", "UNO_RL_EXPERIMENTS", list_experiments)
+    return _main(argv, "experiments", "experiment configs", list_experiments)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from uno_rl import resources
-from uno_rl.cli import CliParser
+from uno_rl.cli import CliParser, print_error
 from uno_rl.durable import write_bytes_durably
 
 __all__ = ["build_parser", "copy_notebooks", "main", "next_steps", "shipped_notebooks"]
@@ -162,10 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         done = copy_notebooks(args.folder, args.force)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
     except FileNotFoundError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 1
     for target, what in done:
         print(f"{what:<9}  {target}")

@@ -65,6 +65,7 @@ from uno_rl.cli import CliParser, count_type, seed_type
 from uno_rl.core import engine
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules, RulesError, load_rules
+from uno_rl.durable import DurableWriteError, check_writable
 from uno_rl.replays import AgentSeat, GameRecorder, Replay, play_game, save
 from uno_rl.terminal.console import QuitGame, TerminalPlayer
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
@@ -196,8 +197,9 @@ def make_agents(specs: Sequence[str], rules: Rules) -> list:
 
 
 def check_save_path(path: str | None) -> None:
-    """Refuse at the start a ``--save`` path that can never be written (a folder, or under
-    a file), rather than after the whole game."""
+    """Refuse at the start a ``--save`` path that can never be written (a folder, under a
+    file, a device or a FIFO, in a folder that takes no new file: read-only, no permission,
+    ``/proc``), rather than after the whole game."""
     if path is None:
         return
     if not path.strip():
@@ -210,6 +212,10 @@ def check_save_path(path: str | None) -> None:
         parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
     if parent and not os.path.isdir(parent):
         raise ValueError(f"--save {_short(path)}: {parent} is a file, not a folder")
+    try:
+        check_writable(target)
+    except DurableWriteError as error:
+        raise ValueError(f"--save {_short(path)} {error.reason}") from None
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -2,8 +2,9 @@
 
 Four kinds of named files: rule ``presets`` (``NAME.toml`` with a ``[rules]`` table),
 ``decks`` (``NAME.toml`` with a ``[cards]`` table, in ``envs/decks``), ``agents`` (spec files
-``NAME.toml`` and their checkpoints) and ``experiments`` (configs ``NAME.toml``). Each kind is looked up in the folders of its environment variable
-(``UNO_RL_PRESETS``, ``UNO_RL_DECKS``, ``UNO_RL_AGENTS``, ``UNO_RL_EXPERIMENTS``; several folders separated by
+``NAME.toml`` and their checkpoints) and ``experiments`` (configs ``NAME.toml``). Each kind
+is looked up in the folders of its environment variable (``UNO_RL_PRESETS``,
+``UNO_RL_DECKS``, ``UNO_RL_AGENTS``, ``UNO_RL_EXPERIMENTS``; several folders separated by
 :data:`os.pathsep`), first to last, and then in the folder shipped inside the package.
 
 The shipped folders are ``uno_rl/data/{envs,agents,experiments}``, found with
@@ -13,23 +14,38 @@ top-level ``envs/``, ``agents/``, ``experiments/`` and ``notebooks/`` are the so
 ``uno_rl/data/*`` are symbolic links to them (so a clone works with or without an editable
 install), and the wheel build (hatchling's ``force-include`` in ``pyproject.toml``) copies the
 real folders to the same place.
+
+What cannot be read is said, never silently passed over: a user folder that cannot be read is
+skipped by a look-up (the other folders still answer; :class:`ResourceError` only when the
+name is found nowhere else) and named by the listings (:func:`scan`); a user file that cannot
+be followed (a symlink loop, a dangling symlink) is an error when its name is looked up, not a
+reason to fall back on a shipped file of the same name.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from uno_rl.terminal.safe import printable
+from uno_rl.tomlfile import FileReadError, read_small_file
+
 __all__ = [
     "KINDS",
     "Entry",
+    "ResourceError",
     "data_dir",
     "entries",
     "find",
+    "locate",
+    "problems",
+    "scan",
     "search_dirs",
     "shipped_dir",
     "user_dirs",
@@ -41,6 +57,14 @@ KINDS: dict[str, tuple[str, str]] = {
     "agents": ("agents", "UNO_RL_AGENTS"),
     "experiments": ("experiments", "UNO_RL_EXPERIMENTS"),
     "decks": ("envs/decks", "UNO_RL_DECKS"),
+}
+
+#: kind -> what one of its files is called in messages ("deck file ...", "deck 'x' not found").
+FILE_LABELS: dict[str, str] = {
+    "presets": "preset",
+    "agents": "agent spec",
+    "experiments": "experiment config",
+    "decks": "deck",
 }
 
 
@@ -74,13 +98,78 @@ def search_dirs(kind: str) -> list[Path]:
     return [*user_dirs(kind), shipped_dir(kind)]
 
 
-def find(kind: str, filename: str) -> Path | None:
-    """The first ``folder / filename`` (a file or a directory) in :func:`search_dirs`."""
+class ResourceError(ValueError):
+    """A user's file that is there but cannot be followed (a symlink loop, a dangling symlink,
+    a link into a folder that cannot be read), or a name looked for in vain while a user
+    folder could not be read: one line naming the file or the folder."""
+
+
+def _where(kind: str, folder: Path) -> str:
+    """``of $UNO_RL_DECKS`` for a user folder, ``shipped with uno_rl`` for the shipped one."""
+    return "shipped with uno_rl" if folder == shipped_dir(kind) else f"of ${_kind(kind)[1]}"
+
+
+def _reason(error: OSError) -> str:
+    """Words for why a path cannot be followed."""
+    if error.errno == errno.ELOOP:
+        return "it is a symlink loop"
+    if error.errno == errno.ENOENT:
+        return "it is a symlink to nothing (its target does not exist)"
+    return str(error.strerror or error)
+
+
+def folder_problem(kind: str, folder: Path, error: OSError) -> str:
+    """One line saying that the user folder ``folder`` of ``kind`` cannot be read."""
+    reason = error.strerror or error
+    return f"folder {printable(folder)} {_where(kind, folder)} cannot be read ({reason})"
+
+
+def entry_problem(kind: str, path: Path, error: OSError) -> str:
+    """One line saying that ``path``, an entry of a folder of ``kind``, cannot be followed."""
+    return f"{FILE_LABELS[kind]} file {printable(path)} cannot be read: {_reason(error)}"
+
+
+def locate(kind: str, filename: str) -> tuple[Path | None, list[str]]:
+    """The first ``folder / filename`` (a file or a directory) in :func:`search_dirs`, and a
+    line for each folder before it that could not be searched (unreadable: it is skipped).
+
+    Raises:
+        ResourceError: the first folder holding ``filename`` holds it as something that
+            cannot be followed (a symlink loop, a dangling symlink): that is the user's
+            file, and a later folder's file of the same name is not what they meant.
+    """
+    skipped: list[str] = []
     for folder in search_dirs(kind):
         candidate = folder / filename
-        if candidate.exists():
-            return candidate
-    return None
+        try:
+            os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except (OSError, ValueError) as error:  # the folder cannot be searched; a NUL byte
+            if isinstance(error, OSError):
+                skipped.append(folder_problem(kind, folder, error))
+            continue
+        try:
+            os.stat(candidate)
+        except OSError as error:
+            raise ResourceError(entry_problem(kind, candidate, error)) from None
+        return candidate, skipped
+    return None, skipped
+
+
+def find(kind: str, filename: str) -> Path | None:
+    """The first ``folder / filename`` (a file or a directory) in :func:`search_dirs`; a user
+    folder that cannot be read is skipped, and None only where every folder could be read.
+
+    Raises:
+        ResourceError: as :func:`locate`, and for a name found nowhere while a user folder
+            could not be read (it may be there).
+    """
+    found, skipped = locate(kind, filename)
+    if found is None and skipped:
+        name = Path(filename).stem  # repr() escapes it
+        raise ResourceError(f"{FILE_LABELS[kind]} {name!r} not found: {skipped[0]}")
+    return found
 
 
 @dataclass(frozen=True)
@@ -103,9 +192,9 @@ def _description(path: Path) -> str:
     """One line about a TOML file: the first sentence of its ``description``, or else of its
     leading ``#`` comment block ('' if it has neither or cannot be read)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_small_file(path).decode("utf-8-sig")
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (FileReadError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
         return ""
     described = data.get("description")
     if isinstance(described, str) and described.strip():
@@ -118,15 +207,60 @@ def _description(path: Path) -> str:
     return _first_sentence(" ".join(comment))
 
 
-def entries(kind: str) -> list[Entry]:
-    """Every ``*.toml`` of ``kind``, sorted by name; a user file hides a shipped one of its name."""
-    found: dict[str, Entry] = {}
+def _toml_names(folder: Path) -> list[str]:
+    """The names ``*.toml`` in ``folder``, sorted (``OSError`` when it cannot be listed)."""
+    with os.scandir(folder) as listing:
+        return sorted(item.name for item in listing if item.name.endswith(".toml"))
+
+
+def scan(kind: str, describe: bool = True) -> tuple[list[Entry], list[str]]:
+    """Every ``*.toml`` of ``kind``, sorted by name, and a line for each thing that could not
+    be read: a user folder that is missing, not a folder or unreadable (skipped) and a file
+    that cannot be followed (a symlink loop, a dangling symlink). A user file hides a shipped
+    one of its name, and so does a user file that cannot be followed: looking that name up
+    fails (:func:`locate`). ``describe=False`` leaves the descriptions empty (no file read)."""
+    found: dict[str, Entry | None] = {}
+    problems: list[str] = []
     shipped = shipped_dir(kind)
     for folder in search_dirs(kind):
-        if not folder.is_dir():
-            continue
         source = "shipped" if folder == shipped else "user"
-        for path in sorted(folder.glob("*.toml")):
-            if path.is_file() and path.stem not in found:
-                found[path.stem] = Entry(path.stem, _description(path), path, source)
-    return [found[name] for name in sorted(found)]
+        try:
+            names = _toml_names(folder)
+        except FileNotFoundError:
+            problems.append(f"folder {printable(folder)} {_where(kind, folder)} does not exist")
+            continue
+        except NotADirectoryError:
+            problems.append(f"{printable(folder)} {_where(kind, folder)} is not a folder")
+            continue
+        except OSError as error:
+            problems.append(folder_problem(kind, folder, error))
+            continue
+        for filename in names:
+            path, stem = folder / filename, filename.removesuffix(".toml")
+            if not stem or stem in found:
+                continue
+            try:
+                os.lstat(path)
+            except OSError as error:  # names listed, but the folder cannot be searched
+                problems.append(folder_problem(kind, folder, error))
+                break
+            try:
+                mode = os.stat(path).st_mode
+            except OSError as error:
+                problems.append(entry_problem(kind, path, error))
+                found[stem] = None
+                continue
+            if stat.S_ISREG(mode):
+                found[stem] = Entry(stem, _description(path) if describe else "", path, source)
+    return [entry for _, entry in sorted(found.items()) if entry is not None], problems
+
+
+def entries(kind: str) -> list[Entry]:
+    """Every ``*.toml`` of ``kind``, sorted by name; a user file hides a shipped one of its name
+    (what cannot be read is left out: :func:`scan` says what)."""
+    return scan(kind)[0]
+
+
+def problems(kind: str) -> list[str]:
+    """A line for each user folder or file of ``kind`` that cannot be read (:func:`scan`)."""
+    return scan(kind, describe=False)[1]

@@ -406,5 +406,7 @@ def main(argv: Sequence[str] | None = None) -> SimulationResult:
     return result
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through uno_rl's front door: Ctrl-C, a closed pipe: one line
+    from uno_rl.__main__ import main as uno_rl
+
+    sys.exit(uno_rl(["simulate", *sys.argv[1:]]))

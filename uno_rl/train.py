@@ -73,7 +73,7 @@ from tqdm import tqdm
 
 from uno_rl import resources
 from uno_rl.agents import AgentError, make_agent
-from uno_rl.cli import CliParser
+from uno_rl.cli import CliParser, print_error
 from uno_rl.core.rules import Rules, RulesError, load_rules
 from uno_rl.eval.backends import BackendError
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -478,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")
     except (TrainConfigError, CheckpointError, AgentError, RulesError, BackendError) as error:
         message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
-        print(f"error: {message}", file=sys.stderr)
+        print_error(message)
         return 2
     return 0
 

@@ -130,7 +130,14 @@ OUTPUTS = [
     ("--save-replays", lambda t: _file(t), "--save-replays", "exists and is a file"),
     ("--save-replays below", lambda t: _file(t) / "r", "--save-replays", "is a file, so no"),
     ("--out empty", lambda t: "", "--out", "--out must name a folder"),
+    ("--out a device", lambda t: "/dev/null", "--out", "is a character device, not a folder"),
+    ("--out a FIFO", lambda t: _fifo(t), "--out", "exists and is a FIFO, not a folder"),
 ]
+
+
+def _fifo(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    return tmp_path / "fifo"
 
 
 @pytest.mark.parametrize("name,make,option,expected", OUTPUTS, ids=[o[0] for o in OUTPUTS])

@@ -29,11 +29,11 @@ CASES = [
     # presets
     (["--preset", "nowhere"], "unknown preset 'nowhere'"),
     (["--preset", ""], "unknown preset ''"),
-    (["--preset", "{tmp}/folder.toml"], ("folder.toml", "unknown preset", "directory")),
+    (["--preset", "{tmp}/folder.toml"], ("folder.toml", "is a folder", "not a preset file")),
     (["--preset", "{tmp}/binary.toml"], ("binary.toml", "UTF-8", "text")),
     (["--preset", "{tmp}/huge.toml"], ("huge.toml", "4,300", "4300", "digits")),
     (["--preset", "{tmp}/truncated.toml"], "is not valid TOML"),
-    (["--preset", "{tmp}/missing.toml"], "unknown preset"),
+    (["--preset", "{tmp}/missing.toml"], "missing.toml does not exist"),
     (["--preset", "\x1b[2J"], "unknown preset '\\x1b[2J'"),
     # switches
     (["--set", "stacking=maybe"], "'stacking' must be one of"),
@@ -73,6 +73,8 @@ CASES = [
     (["--save", "{tmp}"], "is a folder"),
     (["--save", "{tmp}/a-file/game.json"], "is a file, not a folder"),
     (["--save", ""], "--save needs a file name"),
+    (["--save", "/proc/x/y.json"], "--save '/proc/x/y.json' cannot be written: no file can be"),
+    (["--save", "/proc/y.json"], "--save '/proc/y.json' cannot be written: no file can be made"),
     # the command line itself
     (["--no-colour"], "unrecognized arguments: --no-colour"),
 ]

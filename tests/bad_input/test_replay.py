@@ -127,15 +127,22 @@ def test_a_folder_is_named(tmp_path, capsys):
 
 def test_a_missing_file_is_named(tmp_path, capsys):
     path = tmp_path / "nowhere.json"
-    line = assert_clean_error(cli.main, [str(path)], "No such file", capsys)
+    line = assert_clean_error(cli.main, [str(path)], "does not exist", capsys)
     assert "nowhere.json" in line
 
 
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, capsys):
     fifo = tmp_path / "game.json"
     os.mkfifo(fifo)
-    line = assert_clean_error(cli.main, [str(fifo)], "not a regular file", capsys)
+    line = assert_clean_error(cli.main, [str(fifo)], "it is a FIFO, not a file", capsys)
     assert line.count("cannot read replay") == 1
+
+
+def test_a_device_and_a_symlink_loop_are_named_for_what_they_are(tmp_path, capsys):
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    assert_clean_error(cli.main, [str(loop)], "it is a symlink loop", capsys)
+    assert_clean_error(cli.main, ["/dev/zero"], "it is a character device, not a file", capsys)
 
 
 def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, capsys, monkeypatch, good):

@@ -43,7 +43,7 @@ CASES = [
     # --preset
     (["--preset", "bogus"], "unknown preset 'bogus'"),
     (["--preset", ""], "unknown preset"),
-    (["--preset", "/no/such/file.toml"], "unknown preset"),
+    (["--preset", "/no/such/file.toml"], "preset file /no/such/file.toml does not exist"),
     # --set: malformed, unknown key, bad value, contradictions
     (["--set", "bogus=1"], "unknown rules key 'bogus'"),
     (["--set", "stackng=any"], "did you mean 'stacking'"),

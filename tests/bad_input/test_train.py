@@ -4,6 +4,7 @@ status 2, no traceback, and nothing left behind (no run folder; a resumed run un
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -194,8 +195,12 @@ def bad_init(tmp_path: Path, kind: str) -> Path:
     path = tmp_path / f"{kind}.pt"
     if kind == "missing":
         return path
+    if kind == "device":
+        return Path("/dev/zero")  # only looked at: read, it would never end
     if kind == "folder":
         path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
     elif kind == "corrupt":
         path.write_bytes(b"PK\x03\x04 not really a checkpoint")
     elif kind == "foreign":
@@ -216,6 +221,8 @@ def bad_init(tmp_path: Path, kind: str) -> Path:
 INIT = [
     ("missing", "init_from: checkpoint"),
     ("folder", "is a folder, not a checkpoint file"),
+    ("fifo", "is a FIFO, not a checkpoint file"),
+    ("device", "checkpoint /dev/zero: is a character device, not a checkpoint file"),
     ("corrupt", "is truncated or corrupt"),
     ("foreign", "not a uno_rl-ppo-1 checkpoint"),
     ("string-network", "its network entry must be a table"),
@@ -226,11 +233,27 @@ INIT = [
 ]
 
 
+@pytest.mark.timeout(120)  # a FIFO opened for reading would wait forever
 @pytest.mark.parametrize("kind,message", INIT, ids=[k for k, _ in INIT])
 def test_bad_init_from_files(tmp_path, capsys, kind, message):
     runs = tmp_path / "runs"
     argv = [*TINY, "--init-from", str(bad_init(tmp_path, kind)), "--runs-dir", str(runs)]
     assert_clean_error(train.main, argv, message, capsys)
+    assert not runs.exists()
+
+
+def test_an_unreadable_checkpoint_is_not_called_corrupt(tmp_path, monkeypatch, capsys):
+    """chmod 000 denies nothing to root: the reader's refusal is simulated."""
+    path = policy_file(tmp_path / "policy.pt")
+
+    def denied(file, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(file))
+
+    monkeypatch.setattr(torch, "load", denied)
+    runs = tmp_path / "runs"
+    argv = [*TINY, "--init-from", str(path), "--runs-dir", str(runs)]
+    line = assert_clean_error(train.main, argv, f"{path} cannot be read: Permission denied", capsys)
+    assert "corrupt" not in line
     assert not runs.exists()
 
 
@@ -276,6 +299,16 @@ def _cut_stats(data):
     data["games"]["state"]["stats"] = data["games"]["state"]["stats"][:, :4]
 
 
+def _fifo(name: str):
+    """Replace the run's file ``name`` with a FIFO (read, it would wait for a writer forever)."""
+
+    def change(run: Path) -> None:
+        (run / name).unlink()
+        os.mkfifo(run / name)
+
+    return change
+
+
 RESUME = [
     ("config-list", lambda r: (r / "config.json").write_text("[1, 2]"),
      "must be a table of config fields, got list"),
@@ -283,6 +316,11 @@ RESUME = [
     ("config-binary", lambda r: (r / "config.json").write_bytes(b"\xff\xfe\x00"), "not a text file"),
     ("config-not-json", lambda r: (r / "config.json").write_text("{name:"), "not valid JSON"),
     ("config-missing", lambda r: (r / "config.json").unlink(), "no config.json"),
+    ("config-fifo", _fifo("config.json"), "config.json is a FIFO, not a file"),
+    ("config-deep", lambda r: (r / "config.json").write_text("[" * 100_000),
+     "not usable JSON: nested too deeply"),
+    ("config-digits", lambda r: (r / "config.json").write_text("[" + "9" * 5000 + "]"),
+     "not usable JSON: a number with 4,300 or more digits"),
     ("config-gamma-nan", lambda r: edit_config(r, _set("gamma", float("nan"))),
      "gamma: must be a finite number"),
     ("config-name-escape", lambda r: edit_config(r, _set("name", "../../x")),
@@ -292,6 +330,7 @@ RESUME = [
     ("checkpoint-missing", lambda r: (r / "checkpoint.pt").unlink(), "no such file"),
     ("checkpoint-corrupt", lambda r: (r / "checkpoint.pt").write_bytes(b"junk"),
      "is truncated or corrupt"),
+    ("checkpoint-fifo", _fifo("checkpoint.pt"), "is a FIFO, not a checkpoint file"),
     ("checkpoint-string-network", lambda r: edit_checkpoint(r, _set("network", "mlp")),
      "its network entry must be a table"),
     ("checkpoint-other-weights",
@@ -313,6 +352,7 @@ RESUME = [
 ]  # fmt: skip
 
 
+@pytest.mark.timeout(120)  # a FIFO opened for reading would wait forever
 @pytest.mark.parametrize("name,corrupt,message", RESUME, ids=[n for n, _, _ in RESUME])
 def test_bad_run_folders_fail_cleanly_and_are_left_as_they_were(
     good_run, tmp_path, capsys, name, corrupt, message

@@ -301,7 +301,7 @@ def test_unknown_preset_lists_available():
 
 
 def test_missing_preset_path(tmp_path):
-    with pytest.raises(RulesError, match="unknown preset"):
+    with pytest.raises(RulesError, match="nope.toml does not exist"):
         load_rules(tmp_path / "nope.toml")
 
 

@@ -86,7 +86,7 @@ def test_directory_as_preset_path(tmp_path, suffix, as_path):
     folder.mkdir()
     with pytest.raises(RulesError) as info:
         load_rules(folder if as_path else str(folder))
-    check_message(info.value, folder, ["is a directory", "not a preset file"])
+    check_message(info.value, folder, ["is a folder", "not a preset file"])
 
 
 def test_directory_named_like_a_preset(tmp_path, monkeypatch):
@@ -94,7 +94,7 @@ def test_directory_named_like_a_preset(tmp_path, monkeypatch):
     monkeypatch.setenv("UNO_RL_PRESETS", str(tmp_path))
     with pytest.raises(RulesError) as info:
         load_rules("odd")
-    check_message(info.value, tmp_path / "odd.toml", ["is a directory"])
+    check_message(info.value, tmp_path / "odd.toml", ["is a folder"])
 
 
 def test_unreadable_preset_file(tmp_path):
@@ -128,3 +128,32 @@ def test_override_errors_are_not_blamed_on_the_preset():
     with pytest.raises(RulesError) as info:
         load_rules("official", players=11)
     assert "'players'" in str(info.value) and "preset file" not in str(info.value)
+
+
+def test_fifo_device_loop_and_huge_presets_are_named_for_what_they_are(tmp_path, monkeypatch):
+    # Nothing here may be opened for reading: a FIFO would wait forever, /dev/zero never ends.
+    import os
+
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"# " + b"x" * 1_200_000 + b"\n[rules]\n")
+    cases = [
+        (fifo, ["is a FIFO, not a file"]),
+        (loop, ["is a symlink loop"]),
+        ("/dev/zero", ["is a character device, not a file"]),
+        (huge, ["is too large", "1,200,011 bytes", "at most 1,000,000"]),
+    ]
+    for path, words in cases:
+        with pytest.raises(RulesError) as info:
+            load_rules(str(path))
+        check_message(info.value, path, words)
+    # a symlink loop named like a preset in a user folder is reported, not skipped
+    named = tmp_path / "presets"
+    named.mkdir()
+    (named / "official.toml").symlink_to(named / "official.toml")
+    monkeypatch.setenv("UNO_RL_PRESETS", str(named))
+    with pytest.raises(RulesError, match="symlink loop"):
+        load_rules("official")

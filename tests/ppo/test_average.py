@@ -50,9 +50,10 @@ def test_mean_of_every_tensor(tmp_path):
 
 
 def test_a_policy_averaged_with_itself_plays_as_before(tmp_path):
-    out = tmp_path / "same.pt"
-    # shipped agent names resolve to their checkpoint
-    assert average.main([str(out), "ppo-official-4p", str(shipped_path())]) == 0
+    out, copy = tmp_path / "same.pt", tmp_path / "copy.pt"
+    copy.write_bytes(shipped_path().read_bytes())
+    # shipped agent names resolve to their checkpoint; the same file twice would be refused
+    assert average.main([str(out), "ppo-official-4p", str(copy)]) == 0
     rules = load_rules("official", players=4)
     mine = make_agent(f"ppo:checkpoint={out},greedy=true", rules)
     shipped = make_agent("ppo-official-4p", rules)

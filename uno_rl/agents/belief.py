@@ -53,6 +53,7 @@ from uno_rl.core.state import State
 from .base import Agent
 from .determinize import clear_hidden_records, deal_unseen, determinize
 from .playout import rollout_actions
+from .search_budget import WORLD_BATCH_BYTES, worlds_at_once
 
 __all__ = [
     "Belief",
@@ -183,13 +184,37 @@ def sync(
     return part.reshape(k, n, p, kinds).astype(np.int8)
 
 
+def _updated_at_once(rules: Rules) -> int:
+    """Most particles :func:`sync` mends at once (its temporary arrays, about 24 bytes per
+    seat and kind of each, within :data:`~uno_rl.agents.search_budget.WORLD_BATCH_BYTES`)."""
+    return max(1, WORLD_BATCH_BYTES // (24 * rules.players * rules.layout.num_kinds))
+
+
+def _parts(count: int, per: int, lanes: int) -> list[slice]:
+    """Slices of ``count`` games of ``per`` lanes each, at most ``lanes`` lanes a slice (one
+    game at least; one slice when ``lanes`` is 0)."""
+    step = max(1, lanes // max(per, 1)) if lanes else max(count, 1)
+    return [slice(first, first + step) for first in range(0, count, step)]
+
+
 def _decision_log_likelihood(
     hands: np.ndarray, state: State, games: np.ndarray, observer: np.ndarray,
     actions: np.ndarray, model: Agent, rng: np.random.Generator, floor: float, samples: int,
+    lanes: int = 0,
 ) -> np.ndarray:  # fmt: skip
     """(k, N) float64: ``log(floor + (1 - floor) * q)`` of each particle (``hands`` (k, N, P,
-    K)) for the decision ``actions`` (k,) of the actors of ``games`` (k,)."""
+    K)) for the decision ``actions`` (k,) of the actors of ``games`` (k,); the model plays
+    at most ``lanes`` (N * samples per game, one game at least) at a time (0: all)."""
     k, n = hands.shape[:2]
+    parts = _parts(k, n * samples, lanes)
+    if len(parts) > 1:
+        out = np.empty((k, n), np.float64)
+        for part in parts:
+            out[part] = _decision_log_likelihood(
+                hands[part], state, games[part], observer[part], actions[part], model, rng,
+                floor, samples,
+            )  # fmt: skip
+        return out
     per = n * samples
     check = public_snapshot(state, games, observer).take(np.repeat(np.arange(k), per))
     actor = np.repeat(state.actor[games].astype(np.int64), per)
@@ -208,9 +233,12 @@ def _decision_log_likelihood(
 def observe_event(
     memory: Mapping[str, np.ndarray], rows: np.ndarray, state: State, games: np.ndarray,
     observer: np.ndarray, actions: np.ndarray, model: Agent, floor: float, samples: int,
+    lanes: int = 0,
 ) -> None:  # fmt: skip
     """Update the particles of memory slots ``rows`` (k,) of seat ``observer`` (k,) with the
-    ``actions`` (k,) the actors of ``games`` (k,) are about to play (before the step)."""
+    ``actions`` (k,) the actors of ``games`` (k,) are about to play (before the step); the
+    model plays at most ``lanes`` lanes at a time (0: all at once), and new particles are
+    dealt and mended in parts of bounded memory (one game's at least)."""
     rng = _generator(memory, rows)
     hands, log_w = memory["belief_hands"], memory["belief_log_weight"]
     n = hands.shape[1]
@@ -218,10 +246,11 @@ def observe_event(
     new = memory["belief_round"][rows] != key
     if new.any():
         r, g, o = rows[new], games[new], observer[new]
-        worlds = determinize(state, g, o, n, rng)
-        dealt = worlds.hands.reshape(r.size, n, *hands.shape[2:]).copy()
-        dealt[np.arange(r.size), :, o] = 0
-        hands[r] = dealt
+        for part in _parts(r.size, n, worlds_at_once(state.rules)):
+            worlds = determinize(state, g[part], o[part], n, rng)
+            dealt = worlds.hands.reshape(-1, n, *hands.shape[2:]).copy()
+            dealt[np.arange(dealt.shape[0]), :, o[part]] = 0
+            hands[r[part]] = dealt
         log_w[r] = 0.0
         memory["belief_round"][r] = key[new]
         memory["belief_off"][r] = False
@@ -231,7 +260,8 @@ def observe_event(
     if not on.any():
         return
     rows, games, observer, actions = rows[on], games[on], observer[on], actions[on]
-    hands[rows] = sync(hands[rows], state, games, observer, rng)
+    for part in _parts(rows.size, n, _updated_at_once(state.rules)):
+        hands[rows[part]] = sync(hands[rows[part]], state, games[part], observer[part], rng)
     actor = state.actor[games].astype(np.int64)
     layout = state.rules.layout
     kind = layout.action_card[np.clip(actions, 0, layout.num_actions - 1)].astype(np.int64)
@@ -246,8 +276,9 @@ def observe_event(
         r, s = rows[w][:, None], actor[w][:, None]
         every = np.arange(n)[None, :]
         weighed = log_w[r, every, s] + _decision_log_likelihood(
-            hands[rows[w]], state, games[w], observer[w], actions[w], model, rng, floor, samples
-        )
+            hands[rows[w]], state, games[w], observer[w], actions[w], model, rng, floor,
+            samples, lanes,
+        )  # fmt: skip
         log_w[r, every, s] = np.maximum(weighed, _LOG_FLOOR)
         _resample_degenerate(memory, rows[w], actor[w], state, games[w], observer[w], rng)
     if played.size:  # the card leaves its player's hand in every particle
@@ -304,7 +335,9 @@ def _resample_degenerate(
     hands[r[:, None], every, s] = hands[r[:, None], pick, s]
     memory["belief_log_weight"][r[:, None], every, s] = 0.0
     if hands.shape[2] > 2:  # another seat's guess may hold a card this seat's now holds
-        hands[r] = sync(hands[r], state, games[low], observer[low], rng, keep=seats[low])
+        g, o, kept = games[low], observer[low], seats[low]
+        for part in _parts(r.size, n, _updated_at_once(state.rules)):
+            hands[r[part]] = sync(hands[r[part]], state, g[part], o[part], rng, keep=kept[part])
 
 
 def resample(

@@ -37,7 +37,19 @@ from uno_rl.core.phases import RESPOND
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.state import State
 
-__all__ = ["bluff_kinds", "clear_hidden_records", "deal_unseen", "determinize", "unseen_cards"]
+__all__ = [
+    "bluff_kinds",
+    "clear_hidden_records",
+    "deal_unseen",
+    "determinize",
+    "join_states",
+    "reshuffle_piles",
+    "unseen_cards",
+    "world_blocks",
+]
+
+#: Bytes of random sort keys drawn at once by :func:`reshuffle_piles` (float64 per card).
+_RESHUFFLE_BATCH_BYTES = 32 * 2**20
 
 
 def unseen_cards(state: State, games: np.ndarray, observer: np.ndarray) -> np.ndarray:
@@ -240,3 +252,47 @@ def _recompute_bluff(lanes: State, seat: np.ndarray) -> None:
     lanes.top[g], lanes.color[g] = lanes.prev_top[g], lanes.prev_color[g]
     lanes.draw4_bluff[g] = ~draw_four_legal(lanes, g, lanes.hands[g, player[g]])
     lanes.top[g], lanes.color[g] = top_now, color_now
+
+
+def reshuffle_piles(lanes: State, rng: np.random.Generator) -> None:
+    """Put each lane's draw pile in a new random order (in place; the random keys of a
+    bounded batch of lanes at a time, the same orders as all at once)."""
+    n, width = lanes.pile.shape
+    step = max(1, _RESHUFFLE_BATCH_BYTES // (8 * max(width, 1)))
+    for first in range(0, n, step):
+        part = slice(first, first + step)
+        keys = rng.random((min(step, n - first), width))
+        keys[np.arange(width)[None, :] >= lanes.pile_size[part, None]] = np.inf
+        order = np.argsort(keys, axis=1, kind="stable")
+        lanes.pile[part] = np.take_along_axis(lanes.pile[part], order, axis=1)
+    lanes.invalidate()
+
+
+def world_blocks(entries: int, copies: int, most: int):
+    """``(rows, copies, start)`` blocks covering ``entries`` games of ``copies`` worlds each
+    (world ``e * copies + c``) with at most ``most`` worlds a block: whole games while a
+    game's worlds fit (one block when all do), else one game's worlds in parts; ``start`` is
+    the block's first world."""
+    if copies <= most:
+        step = most // copies
+        for first in range(0, entries, step):
+            rows = np.arange(first, min(first + step, entries))
+            yield rows, copies, first * copies
+        return
+    for entry in range(entries):
+        for offset in range(0, copies, most):
+            yield np.array([entry]), min(most, copies - offset), entry * copies + offset
+
+
+def join_states(parts: list[State]) -> State:
+    """One state of the games of ``parts`` (same rules) in order."""
+    if len(parts) == 1:
+        return parts[0]
+    joined = State.empty(parts[0].rules, sum(part.num_games for part in parts))
+    start = 0
+    for part in parts:
+        end = start + part.num_games
+        for name, array in part.arrays().items():
+            getattr(joined, name)[start:end] = array
+        start = end
+    return joined

@@ -12,7 +12,8 @@ spends them where they can still change the choice, and every play-out has a wor
 
 Iterations run in *waves*: each game's wave of ``wave`` play-outs per legal action is
 allocated by UCB1 with the counts of the wave itself added as it is filled (so a wave spreads
-over the actions as sequential UCB1 would), then played as one batch with every other game's.
+over the actions as sequential UCB1 would), then played as one batch with every other game's
+(its worlds dealt and played at most ``lanes`` at a time: :mod:`.search_budget`).
 The first wave tries every action equally. The budget is ``iterations`` play-outs per legal
 action (the lane budget of ``pimc`` with ``determinizations * rollouts = iterations``). UCB1's
 values are scaled by the spread of the game's play-out values so far (``exploration`` is in
@@ -24,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Param
+from .determinize import world_blocks
 from .search import SearchAgent
 
 __all__ = ["ISMCTSAgent"]
@@ -50,6 +52,11 @@ class ISMCTSAgent(SearchAgent):
         ),  # fmt: skip
         **SearchAgent.PARAMS,
     }
+
+    def bookkeeping(self, lanes: int) -> tuple[int, str]:
+        """A wave's lane actions, values and games: fewer than ``lanes`` lanes plus the wave of
+        one game (``wave`` per legal action, every action legal at most)."""
+        return 48 * (lanes + self.rules.layout.num_actions * self.params["wave"]), "lower wave"
 
     def search(self, state, games, masks, rng, known) -> np.ndarray:
         chosen = np.empty(games.size, np.int64)
@@ -79,11 +86,7 @@ class ISMCTSAgent(SearchAgent):
             else:
                 allocation = self._allocate(visits, total, squares, masks, legal * wave)
             lane_action = _lane_actions(allocation.astype(np.int64), masks)
-            worlds = self.worlds(state, games[rep], wave, rng, known.take(rep))
-            values = self.evaluate_actions(
-                worlds, np.arange(worlds.num_games), lane_action, rng,
-                known.take(rep).wary_worlds(wave),
-            )  # fmt: skip
+            values = self._wave_values(state, games[rep], lane_action, rng, known.take(rep))
             np.add.at(visits, (lane_game, lane_action), 1.0)
             np.add.at(total, (lane_game, lane_action), values)
             squares += np.bincount(lane_game, weights=values**2, minlength=k)
@@ -92,6 +95,21 @@ class ISMCTSAgent(SearchAgent):
         # lexsort's last key is primary: most visits, then best mean, then lowest action.
         best = order[:, -1]
         return best.astype(np.int64)
+
+    def _wave_values(self, state, entries, lane_action, rng, known) -> np.ndarray:
+        """(E * wave,) float64: the values of one wave, ``wave`` worlds (lanes) of each of the
+        games ``entries`` (E,) in turn, lane i trying ``lane_action[i]``; the worlds are made
+        and played at most ``lanes`` at a time (:func:`~uno_rl.agents.determinize.world_blocks`)."""
+        wave = self.params["wave"]
+        values = np.empty(lane_action.size, np.float64)
+        for rows, copies, start in world_blocks(entries.size, wave, self.params["lanes"]):
+            part = slice(start, start + rows.size * copies)
+            worlds = self.worlds(state, entries[rows], copies, rng, known.take(rows))
+            values[part] = self.evaluate_actions(
+                worlds, np.arange(worlds.num_games), lane_action[part], rng,
+                known.take(rows).wary_worlds(copies),
+            )  # fmt: skip
+        return values
 
     def _allocate(self, visits, total, squares, masks, budget) -> np.ndarray:
         """(k, A) play-outs of the next wave per action: sequential UCB1 with the wave's own

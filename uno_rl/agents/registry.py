@@ -15,18 +15,27 @@ and as a built-in strategy. A spec file holds::
     challenge = "bayes"
 
 Unknown names, unknown parameters and bad values raise :class:`AgentError` naming them.
+
+A parameter can name another agent (a search agent's ``rollout`` and ``model``), and a spec
+file's ``strategy`` another spec file. Specs that come back to themselves either way
+(``a.toml`` naming ``b``, ``b.toml`` naming ``a``; a ``pimc`` spec file whose ``rollout`` is
+its own name) raise ``agent spec cycle: a -> b -> a``; agents inside agents more than
+:data:`MAX_NESTING` deep (``pimc:rollout=pimc:rollout=...``) and spec files naming each other
+more than :data:`MAX_SPEC_CHAIN` deep are refused too.
 """
 
 from __future__ import annotations
 
 import importlib
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from uno_rl import resources
 from uno_rl.cli import did_you_mean
 from uno_rl.core.rules import Rules
-from uno_rl.tomlfile import read_toml
+from uno_rl.terminal.safe import printable
+from uno_rl.tomlfile import not_a_file, read_toml
 
 from .base import Agent, AgentError
 from .random_agents import RandomAgent, RandomPlayableAgent
@@ -34,6 +43,8 @@ from .strategies import AggressiveAgent, ColorFirstAgent, PointsDumperAgent, Rul
 
 __all__ = [
     "AGENTS_DIR",
+    "MAX_NESTING",
+    "MAX_SPEC_CHAIN",
     "STRATEGIES",
     "available_agents",
     "describe",
@@ -66,7 +77,26 @@ _LAZY_STRATEGIES = {
 #: ``agents/``); user folders in ``$UNO_RL_AGENTS`` are searched first.
 AGENTS_DIR = resources.shipped_dir("agents")
 _SPEC_KEYS = {"description", "strategy", "params"}
-_MAX_DEPTH = 8
+#: The most spec files one name may pass through (``a.toml``'s strategy ``b``, ``b.toml``'s...).
+MAX_SPEC_CHAIN = 8
+#: The most agents built inside one another (a search agent's rollout agent is one level).
+MAX_NESTING = 8
+#: A spec shown in a message is cut to this many characters.
+_SHOWN_CHARS = 40
+
+#: The specs being built, outermost first, as (spec, how it is shown): an agent whose
+#: parameters name agents (a search agent's rollout) builds them inside its own building.
+_BUILDING: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("agents_being_built", default=())
+
+
+def _cut(spec: str) -> str:
+    """``spec`` cut to :data:`_SHOWN_CHARS` characters (a spec can be a page long)."""
+    return spec if len(spec) <= _SHOWN_CHARS else spec[: _SHOWN_CHARS - 3] + "..."
+
+
+def _shown(spec: str) -> str:
+    """``spec`` as a message shows it unquoted: cut, and escaped (``\\x1b``)."""
+    return printable(_cut(spec))
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -87,10 +117,16 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def _spec_file(name: str) -> Path | None:
+    """The spec file ``name`` means: a path ending in ``.toml`` where something is there
+    (what is no file is explained when it is read), or ``NAME.toml`` in the agents' folders
+    (a user folder that cannot be read is passed over: built-in names still resolve)."""
     path = Path(name)
     if path.suffix == ".toml":
-        return path if path.is_file() else None
-    candidate = resources.find("agents", f"{name}.toml")
+        return path if path.is_file() or not_a_file(path) else None
+    try:
+        candidate, _ = resources.locate("agents", f"{name}.toml")
+    except resources.ResourceError as error:
+        raise AgentError(str(error)) from None
     return candidate if candidate is not None and candidate.is_file() else None
 
 
@@ -110,21 +146,31 @@ def _read_spec_file(path: Path) -> dict[str, Any]:
 
 
 def _resolve(
-    name: str, depth: int = 0, referrer: Path | None = None
+    name: str, chain: tuple[Path, ...] = (), trail: list[str] | None = None
 ) -> tuple[type[Agent], dict[str, Any], str]:
     """(strategy class, parameters from spec files, description) of a name.
 
-    A spec file whose strategy is its own name (``agents/rule.toml``: ``strategy = "rule"``)
-    refers to the built-in strategy.
+    ``chain``: the spec files that led here, each naming the next as its strategy; ``trail``,
+    when given, receives the names of the spec files passed through. A spec file whose
+    strategy is its own name (``agents/rule.toml``: ``strategy = "rule"``) refers to the
+    built-in strategy.
     """
-    if depth > _MAX_DEPTH:
-        raise AgentError(f"agent spec {name!r}: specs refer to each other in a loop")
     path = _spec_file(name)
-    if path is not None and referrer is not None and path.resolve() == referrer.resolve():
-        path = None
-    if path is not None:
+    names_itself = path is not None and bool(chain) and _same(path, chain[-1])
+    if path is not None and not names_itself:
+        seen = [_same(path, earlier) for earlier in chain]
+        if any(seen):
+            loop = [*chain[seen.index(True) :], path]
+            raise AgentError(f"agent spec cycle: {' -> '.join(_stem(p) for p in loop)}")
+        if len(chain) >= MAX_SPEC_CHAIN:
+            raise AgentError(
+                f"agent spec {_stem(chain[0])}: spec files name each other more than "
+                f"{MAX_SPEC_CHAIN} deep ({' -> '.join(_stem(p) for p in chain[:3])} -> ...)"
+            )
+        if trail is not None:
+            trail.append(_stem(path))
         data = _read_spec_file(path)
-        cls, base_params, _ = _resolve(data["strategy"], depth + 1, path)
+        cls, base_params, _ = _resolve(data["strategy"], (*chain, path), trail)
         params = dict(data.get("params", {}))
         checkpoint = params.get("checkpoint")
         if isinstance(checkpoint, str) and path.parent.resolve() != AGENTS_DIR.resolve():
@@ -138,7 +184,26 @@ def _resolve(
         module, _, attribute = _LAZY_STRATEGIES[name].partition(":")
         cls = getattr(importlib.import_module(module), attribute)
         return cls, {}, cls.summary
+    if names_itself:
+        raise AgentError(
+            f"agent spec cycle: {_stem(chain[-1])} -> {_stem(chain[-1])} (a spec file whose "
+            f"strategy is its own name means the built-in strategy, and none is named "
+            f"{_cut(name)!r})"
+        )
     raise AgentError(_unknown_agent(name))
+
+
+def _same(path: Path, other: Path) -> bool:
+    """Whether two spec file paths are the same file."""
+    try:
+        return path.resolve() == other.resolve()
+    except (OSError, RuntimeError):  # a link that cannot be followed: compare as written
+        return path == other
+
+
+def _stem(path: Path) -> str:
+    """A spec file as messages name it: its stem, escaped."""
+    return _shown(path.stem)
 
 
 def _unknown_agent(name: str) -> str:
@@ -146,9 +211,17 @@ def _unknown_agent(name: str) -> str:
     one, else every name."""
     names = available_agents()
     hint = did_you_mean(name, names)
+    try:
+        _, unreadable = resources.locate("agents", f"{name}.toml")
+    except resources.ResourceError:  # told when it is looked up as a spec file
+        unreadable = []
+    where = f"; {unreadable[0]}" if unreadable else ""  # the file may be there
     if hint:
-        return f"unknown agent {name!r}{hint}"
-    return f"unknown agent {name!r}; available: {', '.join(names)} (or a path to a .toml spec file)"
+        return f"unknown agent {_cut(name)!r}{hint}{where}"
+    shown = ", ".join(printable(n) for n in names)
+    return (
+        f"unknown agent {_cut(name)!r}; available: {shown} (or a path to a .toml spec file){where}"
+    )
 
 
 def make_agent(spec: str | Agent, rules: Rules, **params: Any) -> Agent:
@@ -161,9 +234,26 @@ def make_agent(spec: str | Agent, rules: Rules, **params: Any) -> Agent:
             raise AgentError(f"agent {spec.spec!r} was made for other rules")
         return spec
     name, overrides = parse_spec(spec)
-    cls, base, _ = _resolve(name)
-    agent = cls(rules, **{**base, **overrides, **params})
-    agent.label = spec.strip() if isinstance(spec, str) else agent.spec
+    outer = _BUILDING.get()
+    key = spec.strip()
+    specs = [built for built, _ in outer]
+    if key in specs:
+        loop = [shown for _, shown in outer[specs.index(key) :]]
+        raise AgentError(f"agent spec cycle: {' -> '.join([*loop, _shown(key)])}")
+    if len(outer) >= MAX_NESTING:
+        raise AgentError(
+            f"agent spec {outer[0][1]}: agents nested more than {MAX_NESTING} deep (a search "
+            "agent's rollout or model naming an agent that names another, and so on)"
+        )
+    trail: list[str] = []
+    cls, base, _ = _resolve(name, trail=trail)
+    shown = " -> ".join([_shown(key), *trail[1:]])  # the spec files it passed through
+    building = _BUILDING.set((*outer, (key, shown)))
+    try:
+        agent = cls(rules, **{**base, **overrides, **params})
+    finally:
+        _BUILDING.reset(building)
+    agent.label = key
     return agent
 
 
@@ -175,5 +265,5 @@ def describe(name: str) -> str:
 def available_agents() -> list[str]:
     """Names resolvable by :func:`make_agent`: built-in strategies and spec files."""
     names = set(STRATEGIES) | set(_LAZY_STRATEGIES)
-    names |= {entry.name for entry in resources.entries("agents")}
+    names |= {entry.name for entry in resources.scan("agents", describe=False)[0]}
     return sorted(names)

@@ -46,9 +46,18 @@ from uno_rl.core.state import State
 from .base import Agent, AgentError, Param, check_batch
 from .belief import Belief, current_belief, new_belief, observe_event, resample
 from .challenge import POLICIES as CHALLENGE_POLICIES
-from .determinize import bluff_kinds, determinize, unseen_cards
+from .determinize import (
+    bluff_kinds,
+    determinize,
+    join_states,
+    reshuffle_piles,
+    unseen_cards,
+    world_blocks,
+)
 from .knowledge import constraints, new_knowledge, watch
 from .playout import OBJECTIVES, CutOff, play_out, rollout_actions, values_of
+from .search_budget import check as check_memory
+from .search_budget import worlds_at_once
 
 __all__ = ["Knowledge", "SearchAgent", "reshuffle_piles"]
 
@@ -79,16 +88,6 @@ class Knowledge(NamedTuple):
         if self.wary is None or not self.wary.any():
             return None
         return np.repeat(self.wary, copies)
-
-
-def reshuffle_piles(lanes: State, rng: np.random.Generator) -> None:
-    """Put each lane's draw pile in a new random order (in place)."""
-    n, width = lanes.pile.shape
-    keys = rng.random((n, width))
-    keys[np.arange(width)[None, :] >= lanes.pile_size[:, None]] = np.inf
-    order = np.argsort(keys, axis=1, kind="stable")
-    lanes.pile[:] = np.take_along_axis(lanes.pile, order, axis=1)
-    lanes.invalidate()
 
 
 class SearchAgent(Agent):
@@ -171,7 +170,8 @@ class SearchAgent(Agent):
         ),
         "lanes": Param(
             131072,
-            "most play-out lanes stepped at once (memory, about 1.5 KB each, and speed)",
+            "most play-out lanes stepped at once (memory: about 3 KB each at 2 players, "
+            "more with more players, larger decks or a PPO rollout agent; and speed)",
             low=64,
             high=4_000_000,
         ),
@@ -188,7 +188,13 @@ class SearchAgent(Agent):
                 f"agent {self.name!r}: parameter 'explain' must be -1 (by the player count) "
                 f"or in [0.0, 1.0], got {self.params['explain']!r}"
             )
-        from .registry import make_agent
+        from .registry import STRATEGIES, make_agent
+
+        # Before loading the rollout agent: whether it reads observations is known for the
+        # built-in strategies (none does), not for spec files and PPO policies.
+        named = (self.params["rollout"], self.params["model"] or self.params["rollout"])
+        built_in = all(name.partition(":")[0].strip() in STRATEGIES for name in named)
+        self.check_budget(observes=False if built_in else None)
 
         self.policy = make_agent(self.params["rollout"], rules)
         if self.policy.needs_state:
@@ -198,6 +204,8 @@ class SearchAgent(Agent):
             self.model = make_agent(self.params["model"], rules)
             if self.model.needs_state:
                 raise AgentError(f"agent {self.name!r}: the model cannot be a search agent")
+        if any(_observes(agent) for agent in (self.policy, self.model)):
+            self.check_budget(observes=True)
         # The play-outs' agent once the others have shown they challenge (None: the same).
         self.wary_policy = None
         wary = self.params["challengers"]
@@ -217,6 +225,18 @@ class SearchAgent(Agent):
                 )
             estimate = self.policy.estimate
             self.cut_off = lambda state, seat: estimate(state, seat, objective)
+
+    # ------------------------------------------------------------------ budget
+    def check_budget(self, observes: bool | None) -> None:
+        """Refuse (:class:`~uno_rl.agents.base.AgentError`) a budget whose memory estimate
+        exceeds the limit (:mod:`uno_rl.agents.search_budget`); ``observes``: the rollout
+        agent or model reads observations (None: not known yet)."""
+        check_memory(self, observes)
+
+    def bookkeeping(self, lanes: int) -> tuple[int, str]:
+        """``(bytes, advice)``: the most memory of the agent's own arrays at a decision with
+        ``lanes`` lanes (beyond the lanes' states), and which parameter to lower."""
+        return 0, ""
 
     # ------------------------------------------------------------------ memory
     @property
@@ -254,7 +274,7 @@ class SearchAgent(Agent):
             observe_event(
                 memory, np.asarray(rows, np.int64), state, np.asarray(games, np.int64),
                 np.asarray(observer, np.int64), np.asarray(actions, np.int64), self.model,
-                self.explain_floor, self.params["samples"],
+                self.explain_floor, self.params["samples"], self.params["lanes"],
             )  # fmt: skip
 
     # ------------------------------------------------------------------ protocol
@@ -297,7 +317,20 @@ class SearchAgent(Agent):
         """``copies`` worlds of each of ``games`` (repeats allowed) for its acting seat, under
         what it knows and its belief about a +4 awaiting its answer; where the memory keeps
         belief particles (and no challenge showed a hand), the other hands are particles
-        drawn by weight (:mod:`uno_rl.agents.belief`)."""
+        drawn by weight (:mod:`uno_rl.agents.belief`). They are dealt in parts of at most
+        :func:`~uno_rl.agents.search_budget.worlds_at_once` worlds."""
+        most = worlds_at_once(self.rules)
+        if games.size * copies <= most:
+            return self._deal_worlds(state, games, copies, rng, known)
+        return join_states(
+            [
+                self._deal_worlds(state, games[rows], count, rng, known.take(rows))
+                for rows, count, _ in world_blocks(games.size, copies, most)
+            ]
+        )
+
+    def _deal_worlds(self, state, games, copies, rng, known: Knowledge) -> State:
+        """:meth:`worlds`, all at once."""
         seat = state.actor[games].astype(np.int64)
         cards, void, covered = self.answer_constraints(state, games, seat, copies, rng, known)
         belief = known.belief
@@ -452,3 +485,9 @@ class SearchAgent(Agent):
                     )  # fmt: skip
             values[part] = out
         return values
+
+
+def _observes(agent) -> bool:
+    """Whether ``agent`` reads observations in the play-outs (a PPO policy), rather than the
+    state itself or nothing."""
+    return agent.needs_observation and not hasattr(agent, "act_on_state")

@@ -16,7 +16,7 @@ from .cards import REVERSE_RANK, SKIP_RANK
 from .new_cards import first_card_new
 from .phases import COLOR, PLAY
 from .piles import draw_cards, row_counts, shuffled_piles
-from .rules import Rules
+from .rules import MAX_FIRST_CARD_ATTEMPTS, Rules
 from .state import State
 from .views import next_seat
 
@@ -122,6 +122,8 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
         size[redo] = m - 1
         attempt += 1
         redo = redo[returned[top[redo]]]
+        if redo.size and attempt >= MAX_FIRST_CARD_ATTEMPTS:
+            raise RuntimeError(_no_first_card(rules, attempt))
     s.pile_size[g] = size
     s.top[g] = top
     s.discard[g] = 0
@@ -184,3 +186,10 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
         rev = rank == REVERSE_RANK
         s.direction[g[rev]] = -1
         s.actor[g[rev]] = dealer[rev]
+
+
+def _no_first_card(rules: Rules, attempts: int) -> str:
+    return (
+        f"no card of the deck {rules.deck!r} could be turned first after {attempts:,} reshuffles "
+        f"at players={rules.players} x hand_size={rules.hand_size}"
+    )

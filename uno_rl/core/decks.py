@@ -21,7 +21,9 @@ Symbols: the numbers ``0`` .. ``9``, ``skip``, ``reverse``, ``+2``, ``discard-al
 ``targeted+4``, ``downpour+1``, ``downpour+2``, ``boomerang`` (colorless). A symbol not
 listed has no copies. Every problem (an unknown symbol, a count that is not an integer in
 0 .. 127, an entry listed twice, a deck too small to deal from) raises
-:class:`DeckError` naming the file and the entry.
+:class:`DeckError` naming the file and the entry. So does a deck path that is not a file (a
+folder, a FIFO, a device, a symlink loop: each named as what it is, and never opened) or a
+file over :data:`~uno_rl.tomlfile.MAX_TOML_BYTES` (1 MB: a deck file is a few hundred bytes).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from uno_rl import resources
+from uno_rl.tomlfile import FileReadError, not_a_file, parsed_value_problem, read_small_file
 
 from .cards import COLOR_NAMES
 from .layout import EXTENDED, SYMBOLS, Layout, layout_of_kinds
@@ -86,13 +89,20 @@ class Deck:
         return {self.layout.card_name(k): int(c) for k, c in enumerate(self.copies) if c > 0}
 
 
+def _shown(value: object, limit: int = 40) -> str:
+    """``repr(value)`` for a message, cut to about ``limit`` characters (a 5,000-character
+    key is a mistake, and the message must stay one readable line)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 4]}...{text[-1]}"
+
+
 def _symbol(key: str, where: str) -> int:
     if key in _BY_NAME:
         return _BY_NAME[key]
     close = difflib.get_close_matches(key, list(_BY_NAME), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise DeckError(
-        f"{where}: unknown card {key!r}{hint}; cards: {', '.join(_BY_NAME)}, a range of "
+        f"{where}: unknown card {_shown(key)}{hint}; cards: {', '.join(_BY_NAME)}, a range of "
         "numbers like '1-9', or one colored card like 'red 7'"
     )
 
@@ -104,12 +114,13 @@ def _entry_kinds(key: str, where: str) -> tuple[list[int], bool]:
     if len(parts) == 2 and parts[0] in COLOR_NAMES:
         symbol = _symbol(parts[1], where)
         if not SYMBOLS[symbol][1]:
-            raise DeckError(f"{where}: {parts[1]!r} has no color; write {parts[1]!r} alone")
+            name = _shown(parts[1])
+            raise DeckError(f"{where}: {name} has no color; write {name} alone")
         return _kinds(symbol, COLOR_NAMES.index(parts[0])), True
     if "-" in text and all(p.isdigit() for p in text.split("-", 1)):
         low, high = (int(p) for p in text.split("-", 1))
         if not 0 <= low <= high <= 9:
-            raise DeckError(f"{where}: a range of numbers must lie in 0-9, got {key!r}")
+            raise DeckError(f"{where}: a range of numbers must lie in 0-9, got {_shown(key)}")
         return [k for r in range(low, high + 1) for k in _kinds(r)], False
     return _kinds(_symbol(text, where)), False
 
@@ -139,22 +150,25 @@ def parse_deck(data: dict, name: str, where: str) -> Deck:
     set_by: dict[int, str] = {}
     singles = []
     for key, value in table.items():
-        entry = f"{where}: cards.{key!r}" if not key.isidentifier() else f"{where}: cards.{key}"
+        shown = _shown(key)
+        entry = f"{where}: cards.{shown if not key.isidentifier() else shown[1:-1]}"
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COPIES:
-            raise DeckError(f"{entry} must be an integer in 0..{MAX_COPIES}, got {value!r}")
+            raise DeckError(f"{entry} must be an integer in 0..{MAX_COPIES}, got {_shown(value)}")
         kinds, single = _entry_kinds(str(key), entry)
         if single:
             singles.append((kinds, value, key))
             continue
         for k in kinds:
             if k in set_by:
-                raise DeckError(f"{entry}: {EXTENDED.card_name(k)} is already set by {set_by[k]!r}")
+                earlier = _shown(set_by[k])
+                raise DeckError(f"{entry}: {EXTENDED.card_name(k)} is already set by {earlier}")
             set_by[k] = key
         copies[kinds] = value
     seen_single: dict[int, str] = {}
     for kinds, value, key in singles:  # one card of one color overrides its symbol's count
         if kinds[0] in seen_single:
-            raise DeckError(f"{where}: cards.{key!r} is listed twice ({seen_single[kinds[0]]!r})")
+            first = _shown(seen_single[kinds[0]])
+            raise DeckError(f"{where}: cards.{_shown(key)} is listed twice ({first})")
         seen_single[kinds[0]] = key
         copies[kinds] = value
     total = int(copies.sum())
@@ -176,14 +190,21 @@ def available_decks() -> list[str]:
 
 
 def _deck_path(name_or_path: str) -> Path:
+    """The file of a deck path or name; a path where something that is not a file stands (a
+    folder, a FIFO, a device, a symlink loop) is returned too, for the reader to name it."""
     text = str(name_or_path)
     path = Path(text)
-    if text.endswith(".toml") and path.is_file():
+    if text.endswith(".toml") and (path.is_file() or not_a_file(path) is not None):
         return path
-    named = resources.find("decks", f"{text}.toml")
-    if named is not None and named.is_file():
+    try:
+        named = resources.find("decks", f"{text}.toml")
+    except ValueError as error:  # a user folder's entry that cannot be followed
+        raise DeckError(str(error)) from None
+    if named is not None:
         return named
     if text.endswith(".toml") or "/" in text:
+        if not_a_file(path) is not None:
+            return path
         raise DeckError(f"deck file {text} does not exist")
     raise DeckError(f"unknown deck {text!r}; available decks: {', '.join(available_decks())}")
 
@@ -198,13 +219,19 @@ def load_deck(name_or_path: str) -> Deck:
         raise DeckError(f"deck must be a name or a path, got {name_or_path!r}")
     path = _deck_path(os.fspath(name_or_path))
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as error:
-        raise DeckError(f"deck file {path} cannot be read: {error.strerror or error}") from None
+        text = read_small_file(path).decode("utf-8-sig")
+    except FileReadError as error:
+        raise DeckError(f"deck file {path} {error}") from None
     except UnicodeDecodeError as error:
         raise DeckError(f"deck file {path} is not a text file (byte {error.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise DeckError(f"deck file {path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise DeckError(f"deck file {path} is not usable TOML: nested too deeply") from None
+    except ValueError as error:  # int() refuses a number of 4,300 or more digits
+        raise DeckError(
+            f"deck file {path} is not usable TOML: {parsed_value_problem(error)}"
+        ) from None
     return parse_deck(data, path.stem, f"deck file {path}")

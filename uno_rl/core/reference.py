@@ -64,7 +64,7 @@ from .reference_cards import ReferenceNewCards
 from .reference_moves import ReferenceMoves
 from .reference_observe import observe_reference
 from .reference_scoring import ReferenceScoring, StepOutcome
-from .rules import Rules
+from .rules import MAX_FIRST_CARD_ATTEMPTS, Rules
 from .state import STAT_NAMES
 
 #: Symbols above this one are the cards of rules specification §11 (:mod:`.layout`).
@@ -114,6 +114,8 @@ class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
             self.pile = self._shuffled(sorted(self.pile + [top]), rng.FIRST_DRAW4, attempt)
             attempt += 1
             top = self.pile.pop()
+            if layout.returns_as_first_card[top] and attempt >= MAX_FIRST_CARD_ATTEMPTS:
+                raise RuntimeError(f"no card could be turned first after {attempt:,} reshuffles")
         self.discard = [0] * kinds
         self.discard[top] = 1
         self.top = top

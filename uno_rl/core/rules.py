@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from uno_rl import resources
+from uno_rl.tomlfile import FileReadError, not_a_file, parsed_value_problem, read_small_file
 
 from .decks import Deck, DeckError, load_deck
 
@@ -54,6 +55,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 #: 1 + Binomial(11, 0.36): the default number of cards a dispenser fire shoots (1 .. 12).
 DEFAULT_DISPENSER_COUNT = tuple(math.comb(11, k) * 0.36**k * 0.64 ** (11 - k) for k in range(12))
+
+#: Most reshuffles a deal makes to find a first card. A deck is refused unless the pile always
+#: keeps one that may be turned first (see ``Rules``), so a deal needs about as many tries as
+#: the pile has cards at worst; the bound only turns a broken invariant into an error.
+MAX_FIRST_CARD_ATTEMPTS = 100_000
 
 #: Inclusive ranges of every numeric switch.
 RANGES: dict[str, tuple[float, float]] = {
@@ -387,18 +393,19 @@ def _preset_path(name_or_path: str | os.PathLike[str]) -> Path:
     the shipped presets) or by path to a TOML file."""
     text = os.fspath(name_or_path) if isinstance(name_or_path, os.PathLike) else str(name_or_path)
     path = Path(text)
+    as_path = isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or "/" in text
+    if as_path and not_a_file(path) is not None:
+        return path  # read_preset names what it is (a folder, a FIFO, a symlink loop...)
     if text.endswith(".toml") and path.is_file():
         return path
-    named = resources.find("presets", f"{text}.toml") or presets_dir() / f"{text}.toml"
-    if named.is_file():
+    try:
+        named = resources.find("presets", f"{text}.toml") or presets_dir() / f"{text}.toml"
+    except ValueError as error:  # a user folder's entry that cannot be followed
+        raise RulesError(str(error)) from None
+    if named.is_file() or not_a_file(named) is not None:
         return named
-    as_path = isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or "/" in text
-    for candidate in (path, named) if as_path else (named,):
-        if candidate.is_dir():
-            raise RulesError(
-                f"preset path {candidate} is a directory, not a preset file "
-                "(a TOML file with a [rules] table)"
-            )
+    if as_path:
+        raise RulesError(f"preset file {text} does not exist")
     raise RulesError(
         f"unknown preset {text!r}; available presets: {', '.join(available_presets()) or 'none'}"
     )
@@ -436,9 +443,12 @@ def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     path = _preset_path(name_or_path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise RulesError(f"preset file {path} cannot be read: {error.strerror or error}") from None
+        raw = read_small_file(path)
+    except FileReadError as error:
+        words = str(error)
+        if error.kind == "a folder":
+            words = "is a folder, not a preset file (a TOML file with a [rules] table)"
+        raise RulesError(f"preset file {path} {words}") from None
     try:
         text = raw.decode("utf-8-sig")  # an editor's byte-order mark is fine
     except UnicodeDecodeError as error:
@@ -450,6 +460,12 @@ def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"preset file {path} is not valid TOML: {error}") from error
+    except RecursionError:
+        raise RulesError(f"preset file {path} is not usable TOML: nested too deeply") from None
+    except ValueError as error:  # int() refuses a number of 4,300 or more digits
+        raise RulesError(
+            f"preset file {path} is not usable TOML: {parsed_value_problem(error)}"
+        ) from None
     extra = set(data) - {"description", "rules"}
     if extra:
         raise RulesError(f"preset file {path}: unknown top-level keys {sorted(extra)}; use [rules]")

@@ -67,7 +67,9 @@ a bad key in a part is named ``part[i].key``.
 Everything is checked before any
 game is played: unknown keys, unknown presets, agents or parameters, impossible values (a
 ``table`` needing as many agents as players, a switch the rules reject) raise
-:class:`ConfigError` naming the key.
+:class:`ConfigError` naming the key; so is a config larger than the computer can hold (too
+many cells, match-ups, rounds in all, or results for memory: :mod:`uno_rl.eval.config_limits`),
+counted from the lengths of its lists before any cell is built.
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ from .config_checks import integer as _int
 from .config_checks import non_empty_list as _list
 from .config_focus import focus_entries as _focus
 from .config_focus import matches_focus as _matches
+from .config_limits import check_cell_sizes, check_grid_sizes
 from .labels import switches_label, variant_name
 from .run import MAX_MATCHES, MAX_ROUNDS
 from .tournament import MODES, Matchup, cross_matchups, make_matchups
@@ -245,6 +248,7 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
         for i, part in enumerate(parts):
             _check_keys(path, f"part[{i}]", part, _PART)
             sections.append((f"part[{i}].", _merged(data, part)))
+    check_grid_sizes(path, sections)  # by arithmetic, before a single cell is built
     cells: list[Cell] = []
     specs: list[str] = []
     modes = []
@@ -253,6 +257,7 @@ def load_config(path: str | os.PathLike[str], quick: bool = False) -> Experiment
         cells += part_cells
         specs += part_specs
         modes.append(mode)
+    check_cell_sizes(path, cells)
     grid = data.get("grid", {}) if isinstance(data.get("grid"), dict) else {}
     players = sorted({c.players for c in cells})
     return ExperimentConfig(
@@ -337,13 +342,13 @@ def _section_cells(
     for preset in presets:
         if not isinstance(preset, str):
             raise _fail(path, f"{pre}grid.presets", f"must hold preset names, got {preset!r}")
+        try:
+            read_preset(preset)
+        except RulesError as error:
+            raise _fail(path, f"{pre}grid.presets", str(error)) from None
         for values in itertools.product(*(switch_table[n] for n in switch_names)):
             switches = tuple(zip(switch_names, values))
             for p in players:
-                try:
-                    read_preset(preset)
-                except RulesError as error:
-                    raise _fail(path, f"{pre}grid.presets", str(error)) from None
                 try:
                     rules = load_rules(preset, **dict(switches), players=p)
                 except RulesError as error:

@@ -5,7 +5,7 @@ analysis step records situation by situation (:mod:`uno_rl.analysis.behaviour`).
     players = 2                       # required
     agents = ["ppo-official-2p"]      # required: the agents observed
     opponent = "color-first"          # required: the P - 1 others
-    rounds = 20000                    # required
+    rounds = 20000                    # required, at most 100,000,000
     preset = "official"               # optional, default official
     switches = { stacking = "any" }   # optional
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from uno_rl.agents import AgentError, make_agent
-from uno_rl.cli import MAX_COUNT
 from uno_rl.core.rules import RulesError, load_rules
 
 from .config_checks import check_keys, fail, integer, non_empty_list
+from .run import MAX_ROUNDS
 
 __all__ = ["BEHAVIOUR_KEYS", "behaviour_entries"]
 
@@ -50,7 +50,7 @@ def _entry(path: str, where: str, entry: dict) -> dict:
     if not isinstance(preset, str) or not isinstance(switches, dict):
         raise fail(path, where, "preset must be a string and switches a table")
     players = integer(path, f"{where}.players", entry["players"], 2, 10)
-    rounds = integer(path, f"{where}.rounds", entry["rounds"], 1, MAX_COUNT)
+    rounds = integer(path, f"{where}.rounds", entry["rounds"], 1, MAX_ROUNDS)
     agents = non_empty_list(path, f"{where}.agents", entry["agents"])
     opponent = entry["opponent"]
     try:

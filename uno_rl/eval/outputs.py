@@ -13,6 +13,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from uno_rl.tomlfile import not_a_file
+
 __all__ = ["check_output_folder"]
 
 
@@ -34,14 +36,16 @@ def check_output_folder(
         raise ValueError(f"{option} must name a folder, got an empty path")
     folder = Path(text)
     if _exists(folder) and not folder.is_dir():
-        raise ValueError(f"{option} {text}: exists and is a file, not a folder")
+        what = not_a_file(folder) or "a file"
+        raise ValueError(f"{option} {text}: exists and is {what}, not a folder")
     existing = folder
     while not _exists(existing):
         if existing.parent == existing:
             break
         existing = existing.parent
     if not existing.is_dir():
-        raise ValueError(f"{option} {text}: {existing} is a file, so no folder can be made there")
+        what = not_a_file(existing) or "a file"
+        raise ValueError(f"{option} {text}: {existing} is {what}, so no folder can be made there")
     try:
         handle, probe = tempfile.mkstemp(prefix=".uno-rl-probe-", dir=existing)
     except OSError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -18,7 +18,9 @@ from uno_rl.durable import replace_durably
 from uno_rl.processes import MAX_WORKERS
 
 from .backends import make_executor
+from .estimate import Work, estimate, notice
 from .labels import switches_label, variant_name
+from .limits import check_cell_memory, check_matchup_count, check_total_games, number, plural
 from .play import IllegalActionError
 from .replays import ReplayRequest, merge_sample, sampled_task, save_violation, write_sample
 from .summary import agent_table, deal_table, pair_table, rating_table, seat_table
@@ -37,9 +39,11 @@ __all__ = [
     "Evaluation",
     "as_matches",
     "check_count",
+    "check_run_size",
     "check_settings",
     "default_workers",
     "evaluate",
+    "parallel_workers",
     "parse_switch",
     "variant_label",
 ]
@@ -187,6 +191,8 @@ def evaluate(
     address: str | None = None,
     replays: ReplayRequest | None = None,
     matches: int | None = None,
+    announce: Callable[[str], None] | None = None,
+    allow_long: bool = False,
 ) -> Evaluation:
     """Play ``agents`` against each other under one rule variant and summarise.
 
@@ -211,6 +217,13 @@ def evaluate(
         matches: instead of ``rounds``: play this many whole matches per match-up (sets
             ``match = true`` on top of the preset, keeping its ``match_target`` and
             ``scoring``; the variant label gets ``, match=true``).
+        announce: given, a run estimated to take minutes or more is timed before it starts
+            and the line saying how long is passed to it (:mod:`.estimate`); a run estimated
+            above a week then raises :class:`~uno_rl.eval.estimate.RunTooLong` unless
+            ``allow_long``.
+
+    Too many match-ups, rounds or matches in all, or more results than memory holds, raise
+    ``ValueError`` before anything is played (:mod:`.limits`).
     """
     if matches is not None and rounds is not None:
         raise ValueError("give rounds or matches, not both")
@@ -224,7 +237,14 @@ def evaluate(
     check_count(rounds, rules.match)
     check_settings(seed, workers, confidence, rating_rounds)
     matchups = resolve_matchups(agents, rules, mode)
+    check_run_size(rules, matchups, rounds)
     workers = default_workers() if workers is None else workers
+    if announce is not None:
+        work = Work(rules, matchups, rounds)
+        parallel = parallel_workers(workers, backend, address)
+        line = notice(estimate([work], parallel, seed, slots), allow_long, _FEWER)
+        if line is not None:
+            announce(f"{line}; Ctrl-C stops it (the tables are written when it ends)")
     pool = (
         None if backend == "local" and address is None else make_executor(backend, workers, address)
     )
@@ -251,12 +271,11 @@ def resolve_variant(
 
 
 def resolve_matchups(agents: Sequence[str], rules: Rules, mode: str | None) -> list[Matchup]:
-    """Match-ups of ``agents``; every spec is built once here so a bad one fails early."""
+    """Match-ups of ``agents``; every spec is built once here so a bad one fails early, after
+    their number is checked (at most :data:`~uno_rl.eval.limits.MAX_MATCHUPS` match-ups)."""
     agents = list(agents)
     if not agents:
         raise ValueError("name at least one agent")
-    for spec in dict.fromkeys(agents):
-        make_agent(spec, rules)
     if mode is None:
         if len(agents) == 2:
             mode = "head-to-head"
@@ -264,7 +283,33 @@ def resolve_matchups(agents: Sequence[str], rules: Rules, mode: str | None) -> l
             mode = "table"
         else:
             mode = "round-robin"
+    check_matchup_count(len(agents), rules.players, mode)
+    for spec in dict.fromkeys(agents):
+        make_agent(spec, rules)
     return make_matchups(agents, rules.players, mode)
+
+
+#: What makes an evaluation smaller.
+_FEWER = "ask fewer rounds (or matches) or compare fewer agents"
+
+
+def check_run_size(rules: Rules, matchups: Sequence[Matchup], games: int) -> None:
+    """``ValueError`` when ``matchups`` of ``games`` rounds (matches under match rules) each
+    ask more than one run may play, or more results than memory holds (:mod:`.limits`)."""
+    unit = "matches" if rules.match else "rounds"
+    how = f"{plural(len(matchups), 'match-up')} x {number(games)} {unit}"
+    check_total_games(len(matchups) * games, rules.match, f"the evaluation ({how})", _FEWER)
+    whole_deals = math.ceil(games / rules.players) * rules.players
+    subject = f"{how} at {rules.players} players"
+    check_cell_memory(len(matchups), whole_deals, rules.players, rules.match, subject, _FEWER)
+
+
+def parallel_workers(workers: int, backend: str = "local", address: str | None = None) -> int:
+    """How many chunks run at once: ``workers``, at most one a CPU unless they run on a Ray
+    cluster (``address``)."""
+    if backend != "local" and address is not None:
+        return workers
+    return max(1, min(workers, default_workers()))
 
 
 def evaluate_variant(

@@ -4,7 +4,8 @@ A checkpoint is a dict of tensors and plain Python values only (NumPy arrays are
 tensors), so loading never runs pickled code. Writing is durable
 (:func:`uno_rl.durable.replace_durably`: a temporary file beside ``NAME``, flushed, ``fsync``-ed,
 renamed over ``NAME``, the folder ``fsync``-ed): a run killed (or a machine losing power) while
-writing leaves the previous checkpoint intact. A file that is truncated, corrupt, of another
+writing leaves the previous checkpoint intact. A path that is not a file (a folder, a FIFO, a
+device), a file that cannot be read (no permission), one that is truncated, corrupt, of another
 format or missing keys, a ``network`` entry that is not a network description, or weights
 that do not fit the network raise :class:`CheckpointError` naming the file.
 """
@@ -20,6 +21,7 @@ import torch
 
 from uno_rl.core.decks import MAX_CARDS as MAX_DECK_CARDS
 from uno_rl.durable import replace_durably
+from uno_rl.tomlfile import not_a_file
 
 from .config import MAX_LAYERS, MAX_WIDTH
 from .network import CLASSIC_DECK_SIZE, LAYOUTS
@@ -70,23 +72,36 @@ def load_checkpoint(
 ) -> dict[str, Any]:
     """Read a checkpoint safely (``weights_only=True``); a clear error if it is unusable."""
     path = Path(path)
-    if path.is_dir():
-        raise CheckpointError(f"checkpoint {path}: is a folder, not a checkpoint file")
+    kind = not_a_file(path)  # looked at, never opened: a FIFO would wait, /dev/zero never ends
+    if kind is not None:
+        raise CheckpointError(f"checkpoint {path}: is {kind}, not a checkpoint file")
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path}: no such file")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # noqa: BLE001 - torch raises many kinds on bad files
+    except OSError as error:
+        if error.errno is None:  # raised by torch about the contents, not by the system
+            raise _corrupt(path, error) from None
         raise CheckpointError(
-            f"checkpoint {path} is truncated or corrupt (or not a uno_rl checkpoint): "
-            f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            f"checkpoint {path} cannot be read: {error.strerror or error}"
         ) from None
+    except Exception as error:  # noqa: BLE001 - torch raises many kinds on bad files
+        raise _corrupt(path, error) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {path}: not a {FORMAT} checkpoint")
     missing = [key for key in required if key not in data]
     if missing:
         raise CheckpointError(f"checkpoint {path}: missing {', '.join(missing)}")
     return data
+
+
+def _corrupt(path: Path, error: Exception) -> CheckpointError:
+    """The error for a checkpoint file that was read but is not a usable checkpoint."""
+    detail = str(error).splitlines()[0] if str(error) else ""
+    return CheckpointError(
+        f"checkpoint {path} is truncated or corrupt (or not a uno_rl checkpoint): "
+        f"{type(error).__name__}: {detail}"
+    )
 
 
 def network_spec(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[str, Any]:

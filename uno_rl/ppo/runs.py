@@ -25,6 +25,7 @@ import torch
 
 from uno_rl.core.rules import RulesError, load_rules
 from uno_rl.durable import fsync_folder, write_text_durably
+from uno_rl.tomlfile import FileReadError, parsed_value_problem, read_small_file
 
 from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
 from .config import TrainConfig, TrainConfigError, config_from_dict
@@ -88,16 +89,21 @@ def read_run_config(run: Path, address: str | None = None) -> TrainConfig:
     path = run / "config.json"
     if not run.is_dir():
         raise TrainConfigError(f"--resume {run}: no such run folder")
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TrainConfigError(f"--resume {run}: no config.json in the run folder") from None
-    except OSError as error:
-        raise TrainConfigError(f"--resume {path}: cannot be read ({error.strerror})") from None
+    try:  # looked at before it is opened: a FIFO would wait for a writer forever
+        saved = json.loads(read_small_file(path).decode("utf-8"))
+    except FileReadError as error:
+        if error.missing:
+            raise TrainConfigError(f"--resume {run}: no config.json in the run folder") from None
+        raise TrainConfigError(f"--resume {path} {error}") from None
     except UnicodeDecodeError:
         raise TrainConfigError(f"--resume {path}: not a text file") from None
     except json.JSONDecodeError as error:
         raise TrainConfigError(f"--resume {path}: not valid JSON ({error})") from None
+    except RecursionError:
+        raise TrainConfigError(f"--resume {path}: not usable JSON: nested too deeply") from None
+    except ValueError as error:  # int() refuses a number of 4,300 or more digits
+        problem = parsed_value_problem(error)
+        raise TrainConfigError(f"--resume {path}: not usable JSON: {problem}") from None
     if address is not None and isinstance(saved, dict):
         saved["address"] = address
     return config_from_dict(matches_budgets_moved(saved), f"--resume {path}")

@@ -51,6 +51,7 @@ import numpy as np
 from uno_rl.core.decks import DeckError
 from uno_rl.core.rules import Rules, RulesError
 from uno_rl.durable import write_text_durably
+from uno_rl.tomlfile import FileReadError, read_small_file
 
 from .model import Outcome, Replay, ReplayError, Violation
 from .simulate import verify as verify_replay
@@ -202,23 +203,16 @@ def load(path: str | os.PathLike[str], verify: bool = True) -> Replay:
 def _read_text(path: Path) -> str:
     """The file's text, or a :class:`ReplayError` saying why it cannot be read."""
     try:
-        if path.is_dir():
-            raise ReplayError(f"cannot read replay {path}: it is a folder, not a file")
-        if path.exists() and not path.is_file():  # a FIFO or a device: may never end
-            raise ReplayError(f"cannot read replay {path}: not a regular file")
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except ReplayError:
-        raise
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise ReplayError(f"cannot read replay {path}: {reason}") from None
-    except ValueError as error:  # a NUL byte in the path
-        raise ReplayError(f"cannot read replay {str(path)!r}: {error}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ReplayError(
-            f"cannot read replay {path}: larger than {MAX_FILE_BYTES:,} bytes, not a replay"
-        )
+        raw = read_small_file(path, limit=MAX_FILE_BYTES)
+    except FileReadError as error:
+        if error.kind is not None:  # a folder, a FIFO, a device, a symlink loop: never read
+            raise ReplayError(f"cannot read replay {path}: it {error}") from None
+        if str(error).startswith("is too large"):
+            raise ReplayError(
+                f"cannot read replay {path}: larger than {MAX_FILE_BYTES:,} bytes, not a replay"
+            ) from None
+        words = str(error).removeprefix("cannot be read: ")
+        raise ReplayError(f"cannot read replay {path}: {words}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -47,7 +47,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from tqdm.auto import tqdm
 
 from uno_rl.agents import AgentError
-from uno_rl.cli import CliParser, count_type, fail, float_type, parse_toml_value, seed_type
+from uno_rl.cli import CliParser, count_type, fail, float_type, parse_switch, seed_type
 from uno_rl.core import RulesError
 from uno_rl.envs.registration import ENV_ID
 from uno_rl.envs.sb3 import UnoSB3VecEnv
@@ -349,13 +349,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
     values = vars(parser.parse_args(argv))
     switches: dict[str, Any] = {}
     for item in values["switches"]:
-        key, eq, text = item.partition("=")
-        if not eq or not key.strip():
-            parser.error(f"--set: a rule switch must be KEY=VALUE, got {item!r}")
         try:
-            switches[key.strip()] = parse_toml_value(text)
+            key, value = parse_switch(item)
         except ValueError as error:
-            parser.error(f"--set {key.strip()}: {error}")
+            parser.error(f"--set {error}")
+        switches[key] = value
     values["switches"] = switches
     if values["learner_seat"] != "random" and not values["learner_seat"].isdigit():
         parser.error(

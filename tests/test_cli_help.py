@@ -256,3 +256,25 @@ def test_evaluate_rounds_default_shown_is_used(monkeypatch):
     parser = program.build_parser()
     (action,) = [a for a in options(parser) if a.dest == "rounds"]
     assert shown_default(expanded_help(parser, action)) == str(seen["rounds"])
+
+
+def test_every_program_reads_set_with_the_one_parser(monkeypatch):
+    # simulate, evaluate, play and train all read --set through uno_rl.cli.parse_switch
+    import uno_rl.cli as cli
+    from uno_rl import evaluate, play, simulate
+    from uno_rl.ppo import config
+
+    seen = []
+    real = cli.parse_switch
+
+    def spy(text):
+        seen.append(text)
+        return real(text)
+
+    for module in (simulate, evaluate, play, config):
+        monkeypatch.setattr(module, "parse_switch", spy)
+    simulate.build_parser().parse_args(["--set", "stacking=any"])
+    play.resolve_rules("official", None, ["stacking=any"])
+    config.parse_switches(["stacking=any"])
+    assert seen == ["stacking=any"] * 3
+    assert not hasattr(__import__("uno_rl.eval.run").eval.run, "parse_switch")

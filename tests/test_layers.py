@@ -1,6 +1,8 @@
-"""The package's layers read bottom-up: core, then agents, then envs (which seat agents by name
-as opponents), then eval and replays, then analysis, ppo and the programs; and no uno_rl module
-imports itself back through others."""
+"""The package's layers read bottom-up: core, then render (what envs and terminal both draw),
+then agents, then envs (which seat agents by name as opponents), then replays and eval, then
+terminal, analysis and ppo (side by side), then docsite and the programs; no sub-package imports
+another back (the package graph has no circle), and no uno_rl module imports itself back
+through others."""
 
 from __future__ import annotations
 
@@ -11,24 +13,44 @@ import uno_rl
 
 PACKAGE = Path(uno_rl.__file__).parent
 
-#: Modules every layer may use: they import nothing of uno_rl's layers.
+#: Modules every layer may use: they import nothing of uno_rl's layers. ``uno_rl.render.safe``
+#: (``printable``) lives in the render package but is a leaf importing nothing of uno_rl: it is
+#: here because the base modules ``uno_rl.cli`` and ``uno_rl.resources`` import it.
 BASE = {
     "uno_rl",
     "uno_rl.cli",
     "uno_rl.durable",
     "uno_rl.processes",
+    "uno_rl.render.safe",
     "uno_rl.resources",
-    "uno_rl.terminal.safe",
     "uno_rl.tomlfile",
+}
+
+#: Every layer (sub-package), for the rows that may import nothing but the core.
+_ABOVE_CORE = {
+    "render",
+    "agents",
+    "envs",
+    "replays",
+    "eval",
+    "terminal",
+    "analysis",
+    "ppo",
+    "docsite",
 }
 
 #: layer -> layers (sub-packages) it must not import.
 FORBIDDEN = {
-    "core": {"envs", "agents", "eval", "replays", "analysis", "ppo", "terminal"},
-    "envs": {"eval", "replays", "analysis", "ppo", "terminal"},
-    "agents": {"envs", "eval", "replays", "analysis", "ppo", "terminal"},
-    "eval": {"analysis", "ppo", "terminal"},
-    "replays": {"eval", "analysis", "ppo", "terminal"},
+    "core": _ABOVE_CORE,
+    "render": _ABOVE_CORE - {"render"},
+    "agents": _ABOVE_CORE - {"render", "agents"},
+    "envs": {"replays", "eval", "terminal", "analysis", "ppo", "docsite"},
+    "replays": {"eval", "terminal", "analysis", "ppo", "docsite"},
+    "eval": {"terminal", "analysis", "ppo", "docsite"},
+    # terminal shows games and replays: below it core, render, agents, replays.
+    "terminal": {"eval", "analysis", "ppo", "docsite"},
+    "analysis": {"terminal", "ppo", "docsite"},
+    "ppo": {"terminal", "analysis", "docsite"},
 }
 
 #: (module, target) imports allowed across a forbidden line. None: make_agent("ppo") reaches
@@ -119,9 +141,49 @@ def test_no_import_circle():
     assert not circles, "\n".join(" -> ".join(c) for c in circles)
 
 
+def package_graph() -> dict[str, set[str]]:
+    """Sub-package -> the other sub-packages its modules import directly. The base modules
+    and the top-level programs belong to no sub-package (the programs import them all)."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        own = module.split(".")[1] if module.count(".") >= 2 else None
+        if own is None or module in BASE:
+            continue
+        edges.setdefault(own, set())
+        for target in targets:
+            other = target.split(".")[1] if target.count(".") >= 2 else None
+            if other is not None and other != own and target not in BASE:
+                edges[own].add(other)
+    return edges
+
+
+def test_no_package_imports_another_back():
+    """Sub-packages stack: no two of them import each other, however indirectly."""
+    edges = package_graph()
+    reached = {package: set(targets) for package, targets in edges.items()}
+    changed = True
+    while changed:  # transitive closure; a dozen packages
+        changed = False
+        for targets in reached.values():
+            more = set().union(*(reached.get(t, set()) for t in targets)) - targets
+            if more:
+                targets |= more
+                changed = True
+    circles = sorted(package for package, targets in reached.items() if package in targets)
+    assert not circles, f"packages importing themselves back: {circles} ({edges})"
+
+
+def test_every_layer_has_a_row():
+    """A new sub-package is given its place in the order (its row in FORBIDDEN). docsite sits
+    on top with the programs, whose modules it reads (so no row)."""
+    assert set(package_graph()) - {"docsite"} <= set(FORBIDDEN)
+
+
 def test_the_checker_sees_an_import(tmp_path):
     """The parser resolves relative imports (so an empty graph cannot pass by accident)."""
     modules = graph()
     assert "uno_rl.replays.model" in modules["uno_rl.replays.simulate"]
     assert "uno_rl.agents.bluff" in modules["uno_rl.agents.challenge"]
     assert "uno_rl.core.rules" in modules["uno_rl.agents.registry"]
+    assert "uno_rl.render.text" in modules["uno_rl.terminal.style"]
+    assert "render" in package_graph()["envs"]

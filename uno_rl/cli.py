@@ -7,7 +7,7 @@ upper bound, a finite float in a range, a seed), so that ``nan``, ``-5`` or a 30
 refused before any work starts.
 
 Every error line goes out through :func:`print_error` (``fail`` and ``CliParser`` included),
-which escapes control and format characters (:func:`uno_rl.terminal.safe.printable`): a name
+which escapes control and format characters (:func:`uno_rl.render.safe.printable`): a name
 read from a user's file or typed on the command line (``ESC]0;...BEL``, ``ESC[2J``, U+202E)
 reaches the terminal as visible text, never as a command to it.
 """
@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
-from uno_rl.terminal.safe import printable
+from uno_rl.render.safe import printable
 
 __all__ = [
     "MAX_COUNT",
@@ -35,6 +35,7 @@ __all__ = [
     "did_you_mean",
     "fail",
     "float_type",
+    "parse_switch",
     "parse_toml_value",
     "print_error",
     "seed_type",
@@ -56,7 +57,7 @@ class CliParser(argparse.ArgumentParser):
 
 def print_error(message: object) -> None:
     """Print ``error: message`` on stderr, one line, its control and format characters
-    escaped (:func:`~uno_rl.terminal.safe.printable`; escaping twice changes nothing)."""
+    escaped (:func:`~uno_rl.render.safe.printable`; escaping twice changes nothing)."""
     print(f"error: {printable(message)}", file=sys.stderr)
 
 
@@ -190,3 +191,18 @@ def parse_toml_value(text: str) -> Any:
         return text
     except (RecursionError, ValueError):
         raise ValueError(f"value {text[:20]}... cannot be read (nested too deeply)") from None
+
+
+def parse_switch(text: str) -> tuple[str, Any]:
+    """A rule switch as every program's ``--set`` reads it: ``KEY=VALUE``, the value TOML
+    (``true``, ``3``, ``0.5``) or a bare string (``any``). ``ValueError`` (one line, the text
+    shown short and escaped) for a text without ``=`` or a key, or a value
+    :func:`parse_toml_value` refuses."""
+    key, eq, value = text.partition("=")
+    if not eq or not key.strip():
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"a rule switch must be KEY=VALUE, got {shown!r}")
+    try:
+        return key.strip(), parse_toml_value(value)
+    except ValueError as error:
+        raise ValueError(f"{key.strip()[:40]}: {error}") from None

@@ -65,7 +65,15 @@ from collections.abc import Sequence
 import pandas as pd
 
 from uno_rl.agents import AgentError
-from uno_rl.cli import MAX_COUNT, CliParser, count_type, float_type, print_error, seed_type
+from uno_rl.cli import (
+    MAX_COUNT,
+    CliParser,
+    count_type,
+    float_type,
+    parse_switch,
+    print_error,
+    seed_type,
+)
 from uno_rl.core.rules import RANGES, RulesError
 from uno_rl.durable import write_text_durably
 from uno_rl.processes import MAX_WORKERS, Interrupted, interruptible
@@ -81,7 +89,6 @@ from .eval.run import (
     check_count,
     default_workers,
     evaluate,
-    parse_switch,
 )
 from .eval.tournament import MODES
 

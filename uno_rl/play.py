@@ -61,15 +61,15 @@ from typing import Any, TextIO
 import numpy as np
 
 from uno_rl.agents import AgentError, make_agent
-from uno_rl.cli import CliParser, count_type, seed_type
+from uno_rl.cli import CliParser, count_type, parse_switch, seed_type
 from uno_rl.core import engine
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules, RulesError, load_rules
 from uno_rl.durable import DurableWriteError, check_writable
+from uno_rl.render.safe import printable
 from uno_rl.replays import AgentSeat, GameRecorder, Replay, play_game, save
 from uno_rl.terminal.console import QuitGame, TerminalPlayer
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
-from uno_rl.terminal.safe import printable
 from uno_rl.terminal.style import Style, use_color
 from uno_rl.terminal.table import seat_names, spec_notes, table_text
 
@@ -161,8 +161,6 @@ def resolve_rules(preset: str, players: int | None, switches: Sequence[str]) -> 
     """
     overrides: dict[str, Any] = {}
     if switches:
-        from uno_rl.eval.run import parse_switch  # pandas comes with it: only when needed
-
         for text in switches:
             try:
                 key, value = parse_switch(text)

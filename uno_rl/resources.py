@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from uno_rl.terminal.safe import printable
+from uno_rl.render.safe import printable
 from uno_rl.tomlfile import FileReadError, read_small_file
 
 __all__ = [

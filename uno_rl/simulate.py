@@ -50,7 +50,7 @@ from uno_rl.cli import (
     check_seed,
     count_type,
     fail,
-    parse_toml_value,
+    parse_switch,
     seed_type,
 )
 from uno_rl.core import Rules, RulesError, engine, load_rules, sample_legal_actions
@@ -320,13 +320,10 @@ def _fmt(value: float) -> str:
 def _parse_override(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` with a TOML value (``true``, ``3``, ``0.5``), or a bare string (``any``),
     read as every other program reads ``--set``."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     try:
-        return key.strip(), parse_toml_value(raw)
+        return parse_switch(text)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"{key.strip()}: {error}") from None
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def build_parser() -> CliParser:

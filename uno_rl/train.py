@@ -74,7 +74,7 @@ from tqdm import tqdm
 from uno_rl import resources
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.cli import CliParser, print_error
-from uno_rl.core.rules import Rules, RulesError, load_rules
+from uno_rl.core.rules import Rules, RulesError
 from uno_rl.eval.backends import BackendError
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import (
@@ -134,7 +134,7 @@ def pick_device(name: str) -> torch.device:
 def training_rules(config: TrainConfig) -> Rules:
     """The rules of the run, checked against the objective and the final evaluation (errors
     name the field)."""
-    rules = load_rules(config.preset, players=config.players, **dict(config.switches))
+    rules = config.rules()
     if config.objective == "match" and not rules.match:
         raise TrainConfigError(
             "objective: 'match' rewards winning matches; the rules play single rounds "

@@ -24,13 +24,13 @@ from uno_rl.core.decks import available_decks
 from uno_rl.core.layout import CLASSIC, EXTENDED
 from uno_rl.core.phases import OVER
 from uno_rl.envs import uno_v1
-from uno_rl.envs.card_art import NEW_LABELS, card_image, card_label
-from uno_rl.envs.frames import FRAME_SHAPE, _legal_lines, render_frame
 from uno_rl.envs.game import SingleGame, check_action
 from uno_rl.envs.gym_env import UnoEnv
-from uno_rl.envs.render import color_card, render_text, strip_ansi
 from uno_rl.envs.state_vector import MAX_SEATS, STATE_SIZE, state_layout
 from uno_rl.envs.vector import UnoVectorEnv
+from uno_rl.render.card_art import NEW_LABELS, card_image, card_label
+from uno_rl.render.frames import FRAME_SHAPE, _legal_lines, render_frame
+from uno_rl.render.text import color_card, render_text, strip_ansi
 
 DECKS = ("classic", "modern-112", "swap-112", "extension", "extreme")
 CONFIGS = [(deck, players) for deck in DECKS for players in (2, 4)]

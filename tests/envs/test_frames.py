@@ -1,4 +1,4 @@
-"""RGB frames (``render_mode="rgb_array"``, :mod:`uno_rl.envs.frames`): their shape, that
+"""RGB frames (``render_mode="rgb_array"``, :mod:`uno_rl.render.frames`): their shape, that
 they follow what the seat sees and nothing else, the envs' metadata and errors, and
 Gymnasium's ``RecordVideo`` writing a video of ``uno_rl/Uno-v1``."""
 
@@ -16,12 +16,13 @@ from test_hidden_leak import drawer, drawer_choice, hide_single, learner_choice,
 import uno_rl.envs.registration  # noqa: F401  (registers uno_rl/Uno-v1)
 from uno_rl.core.actions import NUM_ACTIONS, action_name
 from uno_rl.core.cards import NUM_KINDS, WILD, WILD_DRAW_FOUR, kind
-from uno_rl.envs import frames, uno_v1
-from uno_rl.envs.frames import FRAME_SHAPE, card_label, render_frame
+from uno_rl.envs import uno_v1
 from uno_rl.envs.gym_env import UnoEnv
 from uno_rl.envs.opponents import short_name
 from uno_rl.envs.registration import ENV_ID
-from uno_rl.envs.render import render_text, table_view
+from uno_rl.render import frames
+from uno_rl.render.frames import FRAME_SHAPE, card_label, render_frame
+from uno_rl.render.text import render_text, table_view
 
 
 def assert_frame(frame) -> None:
@@ -370,7 +371,7 @@ def test_record_video_writes_a_video(tmp_path):
 
 def test_fixed_length_match_header_says_how_many_rounds():
     """Under match_rounds the text and the frame's header name the length, not the target."""
-    from uno_rl.envs.render import match_length
+    from uno_rl.render.text import match_length
 
     rules = {"match": True, "scoring": "losers-add", "match_rounds": 3}
     aec = uno_v1.env(preset="official", players=2, render_mode="ansi", **rules)

@@ -20,7 +20,7 @@ from uno_rl.core.cards import COLOR_NAMES, card_name
 from uno_rl.core.observe_layout import PIECES
 from uno_rl.envs import uno_v1
 from uno_rl.envs.game import SingleGame, check_action
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 
 PRESETS = available_presets()
 

@@ -8,8 +8,9 @@ import pytest
 from bad_input.harness import assert_clean_error
 
 from uno_rl import evaluate as cli
+from uno_rl.cli import parse_switch
 from uno_rl.core.rules import load_rules
-from uno_rl.eval.run import evaluate, parse_switch, variant_label
+from uno_rl.eval.run import evaluate, variant_label
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +75,7 @@ def test_switches_and_labels():
         "official, stacking=any"
     )
     assert variant_label("official", {"stacking": "none"}, base) == "official"
-    with pytest.raises(ValueError, match="key=value"):
+    with pytest.raises(ValueError, match="KEY=VALUE"):
         parse_switch("stacking")
 
 

@@ -10,7 +10,7 @@ import re
 import signal
 from collections.abc import Sequence
 
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 
 #: The question of each kind of decision, as the program prints it.
 QUESTIONS = {

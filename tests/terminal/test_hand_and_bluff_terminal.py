@@ -10,7 +10,7 @@ from core.scenario import build, rules
 
 from uno_rl.core import engine
 from uno_rl.core.convert import to_state
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 from uno_rl.terminal.console import TerminalPlayer
 from uno_rl.terminal.menu import build_menu
 from uno_rl.terminal.narrate import Voice

@@ -14,10 +14,10 @@ from uno_rl import play
 from uno_rl import replay as cli
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
+from uno_rl.render.safe import printable
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, simulate, to_dict
 from uno_rl.replays.format import from_dict
 from uno_rl.terminal.narrate import Voice
-from uno_rl.terminal.safe import printable
 from uno_rl.terminal.table import seat_names
 
 #: Names that would retitle, clear or scroll the terminal, forge lines or flip the text.

@@ -11,7 +11,7 @@ from uno_rl.agents import make_agent
 from uno_rl.core import engine, load_rules
 from uno_rl.core.actions import CHALLENGE, DRAW, PASS
 from uno_rl.core.phases import PHASE_NAMES
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, steps
 from uno_rl.terminal.menu import QUIT, build_menu, color_menu, parse_answer
 from uno_rl.terminal.narrate import Voice, narrate, narrate_deal

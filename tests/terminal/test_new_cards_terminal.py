@@ -14,7 +14,7 @@ from uno_rl.core.actions import ACCEPT, DRAW
 from uno_rl.core.convert import to_state
 from uno_rl.core.layout import EXTENDED
 from uno_rl.core.phases import RESPOND, TARGET
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 from uno_rl.replays import Decision
 from uno_rl.terminal.menu import build_menu, color_menu
 from uno_rl.terminal.narrate import Voice, narrate, narrate_deal

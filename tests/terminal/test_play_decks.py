@@ -8,7 +8,7 @@ import re
 
 from terminal_script import find_seed, play_in_process, questions_seen
 
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 from uno_rl.replays import load
 
 PREFER = ["target", "send it back", "challenge", "discard all", "hit", "play", "press"]

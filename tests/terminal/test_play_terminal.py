@@ -28,7 +28,7 @@ from terminal_script import (
 )
 
 from uno_rl import play
-from uno_rl.envs.render import strip_ansi
+from uno_rl.render.text import strip_ansi
 from uno_rl.replays import load
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -34,7 +34,7 @@ from typing import Any
 from uno_rl import resources
 from uno_rl.cli import did_you_mean
 from uno_rl.core.rules import Rules
-from uno_rl.terminal.safe import printable
+from uno_rl.render.safe import printable
 from uno_rl.tomlfile import not_a_file, read_toml
 
 from .base import Agent, AgentError

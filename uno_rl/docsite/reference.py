@@ -20,6 +20,11 @@ PAGES: dict[str, tuple[str, str]] = {
         "The batched engine, NumPy only: cards, rules, actions, state, engine, "
         "observations, randomness and the reference oracle.",
     ),
+    "render": (
+        "Rendering",
+        "What the environments and the terminal both draw: the text view, the RGB frames, "
+        "printable text.",
+    ),
     "envs": ("Environments", "Adapters from the batched core to PettingZoo and Gymnasium."),
     "agents": (
         "Agents",

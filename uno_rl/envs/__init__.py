@@ -6,8 +6,8 @@
   ``"uno_rl/uno_v1"`` is accepted too and normalized to the same id).
 * :mod:`.registration`: registers the Gymnasium envs (``uno_rl/Uno-v1``) on import.
 * :mod:`.game`: :class:`SingleGame`, one game over the core, shared by the single-game envs.
-* :mod:`.render`: the text rendering with ANSI-colored cards, and the view both renderings
-  draw from; :mod:`.frames` (with :mod:`.card_art`): the ``rgb_array`` frames (Pillow).
+* The text rendering and the ``rgb_array`` frames the envs show are drawn by
+  :mod:`uno_rl.render` (:mod:`uno_rl.render.text`, :mod:`uno_rl.render.frames`).
 * :mod:`.gym_env`, :mod:`.vector`: the Gymnasium single-agent env and the native VectorEnv;
   :mod:`.opponents`: opponents by name.
 * :mod:`.sb3`: the Stable-Baselines3 ``VecEnv`` adapter (the ``sb3`` extra; not imported here).
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from pettingzoo import aec_registry, parallel_registry, register
 
-from . import game, registration, render, uno_v1
+from . import game, registration, uno_v1
 from .game import SingleGame
 
-__all__ = ["ENV_ID", "SingleGame", "game", "registration", "render", "uno_v1"]
+__all__ = ["ENV_ID", "SingleGame", "game", "registration", "uno_v1"]
 
 #: PettingZoo registry id of the UNO environment (namespace ``uno_rl``, version 1).
 ENV_ID = "uno_rl/uno-v1"

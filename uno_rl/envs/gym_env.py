@@ -114,11 +114,11 @@ from gymnasium.error import ResetNeeded
 from uno_rl.core.engine import match_winner, sample_legal_actions
 from uno_rl.core.reference import StepOutcome
 from uno_rl.core.rules import Rules
+from uno_rl.render.frames import render_frame
+from uno_rl.render.text import present, render_text
 
-from .frames import render_frame
 from .game import SingleGame, check_action, legal_text
 from .opponents import opponent_name, resolve_opponents
-from .render import present, render_text
 from .uno_v1 import observation_bounds
 from .vector import check_learner_seat, load_env_rules
 
@@ -167,7 +167,7 @@ class UnoEnv(gymnasium.Env):
             callable, a list of ``P - 1`` of those, or ``{"pool": [...]}`` (module docstring).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text), ``"human"``
             (printed after every reset and step) or ``"rgb_array"`` (``render()`` returns a
-            ``(640, 960, 3)`` uint8 frame of the same view, :mod:`uno_rl.envs.frames`;
+            ``(640, 960, 3)`` uint8 frame of the same view, :mod:`uno_rl.render.frames`;
             Gymnasium's ``RecordVideo``, which needs ``moviepy``, records one frame a learner
             decision).
         illegal_action: ``"penalize"`` (end the episode with ``illegal_reward``) or
@@ -409,9 +409,9 @@ class UnoEnv(gymnasium.Env):
     # ------------------------------------------------------------------ render
     def render(self) -> str | np.ndarray | None:
         """The learner's view (its hand, its legal actions when it is to act; other hands as
-        counts): the text table of :func:`uno_rl.envs.render.render_text` (``"ansi"``,
+        counts): the text table of :func:`uno_rl.render.text.render_text` (``"ansi"``,
         ``"human"``), or the same as a ``(640, 960, 3)`` uint8 frame
-        (:func:`uno_rl.envs.frames.render_frame`, ``"rgb_array"``)."""
+        (:func:`uno_rl.render.frames.render_frame`, ``"rgb_array"``)."""
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode. "

@@ -246,7 +246,7 @@ agent's hand and, when it is to act, its legal actions (no other hand), the disp
 presses when it is on, and the seats of the last hand swap (the hands swapped only to the
 two who swapped). Cards are colored with ANSI codes (red, yellow, green, blue; wilds bold
 magenta). `"ansi"` returns the string, `"human"`
-prints it. `"rgb_array"` returns the same view drawn as a picture (`uno_rl.envs.frames`): a
+prints it. `"rgb_array"` returns the same view drawn as a picture (`uno_rl.render.frames`): a
 `(640, 960, 3)` uint8 array, the same size in every game, for recording videos (the parallel
 view's `render()` gives the same). To record a game, keep `env.render()` after every step and
 write the list with `gymnasium.utils.save_video.save_video(frames, "videos", fps=4)` (which
@@ -271,11 +271,11 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from uno_rl.core.engine import match_winner
 from uno_rl.core.rules import Rules, load_rules
+from uno_rl.render.frames import render_frame
+from uno_rl.render.text import present, render_text
 
 from .classic import ClassicWrapper
-from .frames import render_frame
 from .game import SingleGame, check_action
-from .render import present, render_text
 from .state_vector import _score_high, game_state, state_bounds
 
 __all__ = ["ActionCheckWrapper", "env", "observation_bounds", "parallel_env", "raw_env"]

@@ -12,7 +12,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents import make_agent
-from uno_rl.cli import MAX_COUNT, check_float, check_int, check_seed, parse_toml_value
+from uno_rl.cli import MAX_COUNT, check_float, check_int, check_seed
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.durable import replace_durably
 from uno_rl.processes import MAX_WORKERS
@@ -44,7 +44,6 @@ __all__ = [
     "default_workers",
     "evaluate",
     "parallel_workers",
-    "parse_switch",
     "variant_label",
 ]
 
@@ -97,14 +96,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def parse_switch(text: str) -> tuple[str, Any]:
-    """``key=value`` with a TOML value (``true``, ``3``, ``0.5``), or a bare string (``any``)."""
-    key, eq, value = text.partition("=")
-    if not eq or not key.strip():
-        raise ValueError(f"a rule switch must be key=value, got {text!r}")
-    return key.strip(), parse_toml_value(value)
 
 
 def variant_label(preset: str, switches: dict[str, Any], base: Rules | None = None) -> str:

@@ -31,9 +31,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from uno_rl.cli import MAX_SEED, parse_toml_value
+from uno_rl.cli import MAX_SEED, parse_switch, parse_toml_value
 from uno_rl.core.layout import EXTENDED_PIECES
 from uno_rl.core.observe_layout import PIECES
+from uno_rl.core.rules import Rules, load_rules
 from uno_rl.tomlfile import read_toml
 
 from .config_checks import TrainConfigError
@@ -274,6 +275,11 @@ class TrainConfig:
                     f"switches: {key} must be a string, number or true/false, got {_show(value)}"
                 )
 
+    def rules(self) -> Rules:
+        """The rules of the run: the preset with the switches at the player count (the one
+        place they are built from the config; :class:`RulesError` for a bad combination)."""
+        return load_rules(self.preset, players=self.players, **dict(self.switches))
+
     def training_reward_scale(self, reward: str) -> float:
         """The multiplier of the rules' round reward (``reward``: the rules' switch)."""
         if self.reward_scale:
@@ -393,13 +399,11 @@ def parse_switches(items: list[str]) -> dict[str, Any]:
     string: ``any``); :class:`TrainConfigError` for a malformed one."""
     out: dict[str, Any] = {}
     for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise TrainConfigError(f"--set: a rule switch must be KEY=VALUE, got {_show(item)}")
         try:
-            out[key.strip()] = parse_toml_value(value)
+            key, value = parse_switch(item)
         except ValueError as error:
-            raise TrainConfigError(f"--set {key.strip()}: {error}") from None
+            raise TrainConfigError(f"--set {error}") from None
+        out[key] = value
     return out
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from uno_rl.core.layout import CLASSIC, EXTENDED_PIECES, Layout
-from uno_rl.core.rules import Rules, load_rules
+from uno_rl.core.rules import Rules
 
 from .config import ALL_FEATURES, TrainConfig
 from .network import (
@@ -83,8 +83,7 @@ class NetworkInputs:
     @classmethod
     def of_config(cls, config: TrainConfig) -> NetworkInputs:
         """The inputs of the network ``config`` trains (its rules' deck and its features)."""
-        rules = load_rules(config.preset, players=config.players, **dict(config.switches))
-        return cls.of_rules(config.features, rules)
+        return cls.of_rules(config.features, config.rules())
 
     def matches(self, spec: dict[str, Any]) -> bool:
         """Whether a checked checkpoint ``network`` entry has these inputs (features, layout,

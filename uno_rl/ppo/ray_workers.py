@@ -30,7 +30,6 @@ from typing import Any
 import torch
 
 from uno_rl.agents import make_agent
-from uno_rl.core.rules import load_rules
 from uno_rl.eval.backends import BackendError, RayExecutor
 
 from .config import TrainConfig
@@ -74,7 +73,7 @@ class RolloutActor:
     ):
         config = TrainConfig(**config)
         torch.set_num_threads(config.torch_threads or 1)
-        rules = load_rules(config.preset, players=config.players, **dict(config.switches))
+        rules = config.rules()
         zoo = [make_agent(spec, rules) for spec in config.zoo]
         inputs = NetworkInputs.of_rules(config.features, rules)
         bf16 = use_bf16(config.precision)
@@ -175,9 +174,7 @@ class RaySource:
     def _check_states(self, states: list[dict[str, Any]], where: str) -> None:
         if len(states) != self.workers:
             raise ValueError(f"{len(states)} worker states for {self.workers} workers")
-        rules = load_rules(
-            self.config.preset, players=self.config.players, **dict(self.config.switches)
-        )
+        rules = self.config.rules()
         for worker, ((start, stop), state) in enumerate(
             zip(game_slices(self.config.num_games, self.workers), states)
         ):

@@ -35,11 +35,11 @@ from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
+from uno_rl.render.safe import printable
 from uno_rl.replays.format import Outcome
 from uno_rl.replays.simulate import Decision
 
 from .narrate_cards import TARGETED, NewCards, first_new_card
-from .safe import printable
 from .style import Style
 
 __all__ = ["Event", "Voice", "capitalized", "describe_outcome", "narrate", "narrate_deal"]
@@ -67,7 +67,7 @@ class Voice:
 
     Args:
         names: a name per seat, e.g. ``seat 1 (rule)``; control characters in them are
-            escaped (:func:`~uno_rl.terminal.safe.printable`): names come from replay files.
+            escaped (:func:`~uno_rl.render.safe.printable`): names come from replay files.
         you: the seat addressed as "you" (the person playing), or None.
     """
 

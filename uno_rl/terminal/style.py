@@ -1,6 +1,6 @@
 """Colored text for the terminal programs: cards, color names, emphasis; or plain text.
 
-Cards are drawn as :func:`uno_rl.envs.render.color_card` draws them (the same look as the
+Cards are drawn as :func:`uno_rl.render.text.color_card` draws them (the same look as the
 envs' ``render()``), by the names of the deck's layout (:attr:`Rules.layout
 <uno_rl.core.rules.Rules.layout>`): ``[red 7]``, ``[blue discard all]``, ``[wild swap hands]``,
 colorless cards in magenta; this module adds color names, bold text and the decision of
@@ -19,11 +19,11 @@ import numpy as np
 from uno_rl.core.cards import COLOR_NAMES
 from uno_rl.core.cards import NUM_KINDS as CLASSIC_KINDS
 from uno_rl.core.layout import EXTENDED, Layout
-from uno_rl.envs.render import color_card
+from uno_rl.render.text import color_card
 
 __all__ = ["Style", "use_color"]
 
-#: ANSI foreground codes of red, yellow, green, blue (as in uno_rl.envs.render), and of the
+#: ANSI foreground codes of red, yellow, green, blue (as in uno_rl.render.text), and of the
 #: colorless cards.
 _COLOR_CODES = ("31", "33", "32", "34")
 _WILD_CODE = "1;35"

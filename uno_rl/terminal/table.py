@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from uno_rl.agents.labels import agent_labels
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
+from uno_rl.render.safe import printable
 
 from .narrate import Voice, capitalized
-from .safe import printable
 from .style import Style
 
 __all__ = ["seat_names", "spec_notes", "table_text"]
@@ -27,7 +27,7 @@ def seat_names(seats: Sequence[str]) -> list[str]:
     """Display names by seat: ``seat 1 (rule)``, each agent spec by its label among the
     table's (:func:`uno_rl.agents.labels.agent_labels`: ``seat 1 (color-first)`` for
     ``color-first:bluff=1`` unless another seat plays another ``color-first``), control
-    characters escaped (:func:`~uno_rl.terminal.safe.printable`: a replay's names reach the
+    characters escaped (:func:`~uno_rl.render.safe.printable`: a replay's names reach the
     terminal)."""
     labels = agent_labels(seats)
     return [f"seat {i} ({printable(labels[name])})" for i, name in enumerate(seats)]

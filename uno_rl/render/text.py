@@ -15,7 +15,7 @@ viewer may see. Cards are colored with ANSI escape codes
 
 What is shown is gathered once by :func:`table_view` into a :class:`TableView`, the only
 thing read from the state; :func:`render_text` writes it as text and
-:func:`uno_rl.envs.frames.render_frame` draws it as an RGB image, so both show the same.
+:func:`uno_rl.render.frames.render_frame` draws it as an RGB image, so both show the same.
 
 Example (colors removed)::
 
@@ -40,7 +40,8 @@ from uno_rl.core.cards import COLOR_NAMES
 from uno_rl.core.layout import CLASSIC, EXTENDED, Layout
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
-from uno_rl.terminal.safe import printable
+
+from .safe import printable
 
 __all__ = [
     "SeatView",
@@ -224,7 +225,7 @@ def render_text(
         state: the batched state.
         game: which game of the batch.
         names: player names by seat (default ``player_0`` ...); control characters are
-            escaped (:func:`uno_rl.terminal.safe.printable`).
+            escaped (:func:`uno_rl.render.safe.printable`).
         title: first word of the header line.
         color: ANSI colors on.
         show_hand: also show the viewer's hand (and, if the viewer is to act, the card just

@@ -1,7 +1,7 @@
 """RGB frames of one game (``render_mode="rgb_array"``), drawn with Pillow.
 
-:func:`render_frame` takes the arguments of :func:`uno_rl.envs.render.render_text` and draws
-the same :class:`~uno_rl.envs.render.TableView` (so the picture shows what the text shows and
+:func:`render_frame` takes the arguments of :func:`uno_rl.render.text.render_text` and draws
+the same :class:`~uno_rl.render.text.TableView` (so the picture shows what the text shows and
 nothing more) as a ``(FRAME_HEIGHT, FRAME_WIDTH, 3)`` uint8 array, the same size for every
 game and player count, which is what Gymnasium's ``RecordVideo`` needs:
 
@@ -16,7 +16,7 @@ game and player count, which is what Gymnasium's ``RecordVideo`` needs:
   the legal actions, the playable cards outlined in gold and every legal action listed;
 * once the round is over, its outcome instead of the hand.
 
-Cards (:mod:`uno_rl.envs.card_art`) are in UNO's colors with their labels (numbers, Skip,
+Cards (:mod:`uno_rl.render.card_art`) are in UNO's colors with their labels (numbers, Skip,
 Reverse, +2, Wild, +4, and the cards of rules specification §11 on every deck: ``DISCARD ALL``,
 ``HIT 2``, ``+2?``, ...). With the random card dispenser on, the pile shows the dispenser's
 cards and its presses since it last fired; the header names the seats of the round's last
@@ -53,7 +53,7 @@ from .card_art import (
     card_label,
     default_font,
 )
-from .render import TableView, match_length, table_view
+from .text import TableView, match_length, table_view
 
 __all__ = ["FRAME_HEIGHT", "FRAME_SHAPE", "FRAME_WIDTH", "card_label", "draw_view", "render_frame"]
 
@@ -401,7 +401,7 @@ def render_frame(
 ) -> np.ndarray:
     """An RGB picture of game ``game`` of ``state``: ``(640, 960, 3)`` uint8.
 
-    The arguments are :func:`uno_rl.envs.render.render_text`'s (no ``color``): it shows the
+    The arguments are :func:`uno_rl.render.text.render_text`'s (no ``color``): it shows the
     same, seen by ``viewer`` (``None``: the player to act).
     """
     return draw_view(table_view(state, game, names, title, show_hand, viewer))

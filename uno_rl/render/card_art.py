@@ -1,4 +1,4 @@
-"""Card pictures for the frames of :mod:`uno_rl.envs.frames`, drawn with Pillow.
+"""Card pictures for the frames of :mod:`uno_rl.render.frames`, drawn with Pillow.
 
 :func:`card_image` draws a card face in UNO's colors: a white oval on the card's color (the four
 colors on black for a Wild, a +4 and every colorless card) holding the label (``7``, ``+2``,

@@ -173,6 +173,41 @@ def test_no_package_imports_another_back():
     assert not circles, f"packages importing themselves back: {circles} ({edges})"
 
 
+def home(module: str) -> str:
+    """The package a module belongs to (``uno_rl.agents.registry`` -> ``uno_rl.agents``); a
+    top-level module is its own."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def private_imports(path: Path) -> list[str]:
+    """``from M import _name`` in a file where ``M`` is a uno_rl module of another package."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            target = ".".join([*base, node.module] if node.module else base)
+        else:
+            target = node.module or ""
+        if not target.startswith("uno_rl") or home(target) == home(name):
+            continue
+        found += [
+            f"{name} imports {target}.{alias.name}"
+            for alias in node.names
+            if alias.name.startswith("_") and not alias.name.startswith("__")
+        ]
+    return found
+
+
+def test_nothing_imports_another_package_private_names():
+    found = [line for path in sorted(PACKAGE.rglob("*.py")) for line in private_imports(path)]
+    assert found == []
+
+
 def test_every_layer_has_a_row():
     """A new sub-package is given its place in the order (its row in FORBIDDEN). docsite sits
     on top with the programs, whose modules it reads (so no row)."""

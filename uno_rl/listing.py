@@ -58,13 +58,13 @@ def list_experiments() -> list[Entry]:
 def list_agents() -> list[Entry]:
     """Agent spec files (``$UNO_RL_AGENTS``, then shipped) and the built-in strategies that no
     spec file of their name covers, by name."""
-    from uno_rl.agents.registry import _LAZY_STRATEGIES, STRATEGIES
+    from uno_rl.agents.registry import LAZY_STRATEGIES, STRATEGIES
 
     found = {entry.name: entry for entry in resources.entries("agents")}
     for name, cls in STRATEGIES.items():
         if name not in found and _no_broken_file(name):
             found[name] = Entry(name, cls.summary, Path(), "built-in")
-    for name in _LAZY_STRATEGIES:
+    for name in LAZY_STRATEGIES:
         if name not in found and _no_broken_file(name):  # it needs torch: imported if listed
             from uno_rl.agents.registry import describe
 

@@ -43,6 +43,7 @@ from .strategies import AggressiveAgent, ColorFirstAgent, PointsDumperAgent, Rul
 
 __all__ = [
     "AGENTS_DIR",
+    "LAZY_STRATEGIES",
     "MAX_NESTING",
     "MAX_SPEC_CHAIN",
     "STRATEGIES",
@@ -50,6 +51,7 @@ __all__ = [
     "describe",
     "make_agent",
     "parse_spec",
+    "spec_parameters",
 ]
 
 #: Built-in strategies by name.
@@ -67,7 +69,7 @@ STRATEGIES: dict[str, type[Agent]] = {
 
 #: Strategies imported on first use, by name: ``module:class`` (the PPO policy needs torch;
 #: the search agents build their rollout agent through this registry).
-_LAZY_STRATEGIES = {
+LAZY_STRATEGIES = {
     "ppo": "uno_rl.ppo.agent:PPOAgent",
     "pimc": "uno_rl.agents.pimc:PIMCAgent",
     "ismcts": "uno_rl.agents.ismcts:ISMCTSAgent",
@@ -145,6 +147,12 @@ def _read_spec_file(path: Path) -> dict[str, Any]:
     return data
 
 
+def spec_parameters(name: str) -> dict[str, Any]:
+    """The parameters the spec files behind ``name`` give (``{}`` for a built-in strategy),
+    before any ``name:key=value`` of a spec; :class:`AgentError` for an unknown name."""
+    return dict(_resolve(name)[1])
+
+
 def _resolve(
     name: str, chain: tuple[Path, ...] = (), trail: list[str] | None = None
 ) -> tuple[type[Agent], dict[str, Any], str]:
@@ -180,8 +188,8 @@ def _resolve(
         return cls, {**base_params, **params}, data.get("description", "")
     if name in STRATEGIES:
         return STRATEGIES[name], {}, STRATEGIES[name].summary
-    if name in _LAZY_STRATEGIES:  # imported on first use
-        module, _, attribute = _LAZY_STRATEGIES[name].partition(":")
+    if name in LAZY_STRATEGIES:  # imported on first use
+        module, _, attribute = LAZY_STRATEGIES[name].partition(":")
         cls = getattr(importlib.import_module(module), attribute)
         return cls, {}, cls.summary
     if names_itself:
@@ -264,6 +272,6 @@ def describe(name: str) -> str:
 
 def available_agents() -> list[str]:
     """Names resolvable by :func:`make_agent`: built-in strategies and spec files."""
-    names = set(STRATEGIES) | set(_LAZY_STRATEGIES)
+    names = set(STRATEGIES) | set(LAZY_STRATEGIES)
     names |= {entry.name for entry in resources.scan("agents", describe=False)[0]}
     return sorted(names)

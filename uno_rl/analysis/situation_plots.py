@@ -16,9 +16,16 @@ import pandas as pd
 from .quick import PNG_TITLE, titled
 from .study_plots import _slug
 
-__all__ = ["behaviour_figure", "plot_behaviour", "plot_situations", "situations_figure"]
+__all__ = [
+    "VERDICT_COLORS",
+    "behaviour_figure",
+    "plot_behaviour",
+    "plot_situations",
+    "situations_figure",
+]
 
-_COLORS = {"pays": "#1a7f37", "costs": "#c62828", "unclear": "#6e7781"}
+#: The colour of each verdict of a situation (the +4 pays, costs, or the data cannot say).
+VERDICT_COLORS = {"pays": "#1a7f37", "costs": "#c62828", "unclear": "#6e7781"}
 
 
 def _pyplot():
@@ -95,7 +102,7 @@ def _gain_panel(ax, here: pd.DataFrame, prefix: str, unit: str) -> None:
     for k in range(len(value)):
         if np.isnan(value[k]):
             continue
-        color = _COLORS[verdict[k]]
+        color = VERDICT_COLORS[verdict[k]]
         ax.errorbar(value[k], k, xerr=[[value[k] - low[k]], [high[k] - value[k]]],
                     fmt="o", color=color, ecolor=color, capsize=3, ms=5)  # fmt: skip
     ax.axvline(0.0, color="black", lw=0.8)

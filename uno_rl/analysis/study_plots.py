@@ -15,7 +15,7 @@ import pandas as pd
 
 from .quick import PNG_TITLE, titled
 
-__all__ = ["heatmap_figure", "plot_calibration", "plot_heatmaps"]
+__all__ = ["heatmap_figure", "plot_calibration", "plot_heatmaps", "text_color"]
 
 
 def _slug(variant: str) -> str:
@@ -25,7 +25,7 @@ def _slug(variant: str) -> str:
     return "_".join(out.split())
 
 
-def _text_color(rgba) -> str:
+def text_color(rgba) -> str:
     """Black or white, whichever reads better on a cell of colour ``rgba``: by its relative
     luminance (WCAG: sRGB linearized), white below 0.179, the luminance where both contrast
     ratios are equal."""
@@ -84,7 +84,7 @@ def heatmap_figure(part: pd.DataFrame, variant: str, note: str = ""):
         ax.set_title(f"{players} players", fontsize=10)
         for (i, j), value in np.ndenumerate(values):
             if np.isfinite(value):
-                color = _text_color(image.cmap(image.norm(value)))
+                color = text_color(image.cmap(image.norm(value)))
                 text = f"{value:+.1f}" if round(value, 1) != 0 else "0.0"
                 ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
     bar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.9, pad=0.02)

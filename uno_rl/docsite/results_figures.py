@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from uno_rl.analysis.quick import PNG_TITLE, interval_level, titled
-from uno_rl.analysis.situation_plots import _COLORS, behaviour_figure, situations_figure
-from uno_rl.analysis.study_plots import _text_color
+from uno_rl.analysis.situation_plots import VERDICT_COLORS, behaviour_figure, situations_figure
+from uno_rl.analysis.study_plots import text_color
 
 __all__ = [
     "WIDTH",
@@ -67,7 +67,7 @@ def _forest(
     value, low, high = (scale * part[c].to_numpy(float) for c in columns)
     verdict = np.select([low > reference, high < reference], ["pays", "costs"], "unclear")
     for k in np.flatnonzero(np.isfinite(value)):
-        color = _COLORS[verdict[k]]
+        color = VERDICT_COLORS[verdict[k]]
         ax.errorbar(value[k], y[k], xerr=[[value[k] - low[k]], [high[k] - value[k]]], fmt="o",
                     color=color, ecolor=color, capsize=2.5, ms=4)  # fmt: skip
     ax.axvline(reference, color="black", lw=0.8, ls="-" if reference == 0 else "--")
@@ -126,7 +126,14 @@ def _verdict_legend(fig, reference: str) -> None:
     from matplotlib.lines import Line2D
 
     handles = [
-        Line2D([], [], marker="o", ls="-", color=_COLORS[key], label=f"interval {text} {reference}")
+        Line2D(
+            [],
+            [],
+            marker="o",
+            ls="-",
+            color=VERDICT_COLORS[key],
+            label=f"interval {text} {reference}",
+        )
         for key, text in (("pays", "above"), ("costs", "below"), ("unclear", "across"))
     ]
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8.5, frameon=False)
@@ -158,7 +165,7 @@ def editions_figure(frame: pd.DataFrame, confidence: float, note: str = ""):
         for (i, j), v in np.ndenumerate(value.to_numpy(float)):
             if np.isfinite(v):
                 ax.text(j, i, f"{_signed(v)}\n±{half.iat[i, j]:.1f}", ha="center", va="center",
-                        fontsize=8, color=_text_color(image.cmap(image.norm(v))))  # fmt: skip
+                        fontsize=8, color=text_color(image.cmap(image.norm(v))))  # fmt: skip
         ax.set_xticks(range(len(agents)), agents, rotation=30, ha="right")
         ax.set_yticks(range(len(decks)), decks if ax is axes[0, 0] else [])
         ax.set_title(f"{players} players")

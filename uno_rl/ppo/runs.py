@@ -252,14 +252,14 @@ def init_from_path(text: str) -> Path:
     """The checkpoint file ``init_from`` names: a path, a file in ``agents/``, or an agent (a
     spec name, ``ppo:checkpoint=FILE``) whose parameters name a ``checkpoint``."""
     from uno_rl.agents import AgentError
-    from uno_rl.agents.registry import AGENTS_DIR, _resolve, parse_spec
+    from uno_rl.agents.registry import AGENTS_DIR, parse_spec, spec_parameters
 
     path = Path(text)
     if path.exists() or path.is_absolute() or (AGENTS_DIR / text).exists():
         return path if path.exists() or path.is_absolute() else AGENTS_DIR / text
     try:
         name, overrides = parse_spec(text)
-        checkpoint = {**_resolve(name)[1], **overrides}.get("checkpoint")
+        checkpoint = {**spec_parameters(name), **overrides}.get("checkpoint")
     except AgentError:
         checkpoint = None
     if not isinstance(checkpoint, str) or not checkpoint:

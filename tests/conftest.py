@@ -121,3 +121,17 @@ def no_writes_in_dev(monkeypatch):
     monkeypatch.setattr(os, "replace", guarded_replace)
     yield
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is no longer a device"
+
+
+@pytest.fixture
+def temporary_files_denied(monkeypatch):
+    """The system refuses every new ``*.tmp`` file (``PermissionError``), as a read-only folder
+    would: as root, ``chmod`` denies nothing, so the refusal is simulated."""
+    real_open = os.open
+
+    def denied(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and str(path).endswith(".tmp"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)

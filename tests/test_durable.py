@@ -159,16 +159,8 @@ def test_dev_null_is_refused_before_any_file_is_made(no_writes_in_dev, writer):
     )
 
 
-def test_a_folder_that_takes_no_new_file_is_one_line(tmp_path, monkeypatch):
+def test_a_folder_that_takes_no_new_file_is_one_line(tmp_path, temporary_files_denied):
     """As root a read-only folder still takes files: the refusal of the system is simulated."""
-    real_open = os.open
-
-    def denied(path, flags, *args, **kwargs):
-        if flags & os.O_CREAT and str(path).endswith(".tmp"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", denied)
     target = tmp_path / "out.json"
     for writer in ("text", "replace", "check"):
         with pytest.raises(DurableWriteError) as refused:

@@ -74,16 +74,8 @@ def test_a_socket_output(policies, capsys):
         shutil.rmtree(folder)
 
 
-def test_an_output_folder_that_takes_no_file(policies, tmp_path, monkeypatch, capsys):
+def test_an_output_folder_that_takes_no_file(policies, tmp_path, temporary_files_denied, capsys):
     """A read-only folder (as root chmod denies nothing: the refusal is simulated)."""
-    real_open = os.open
-
-    def denied(path, flags, *args, **kwargs):
-        if flags & os.O_CREAT and str(path).endswith(".tmp"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", denied)
     out = tmp_path / "out.pt"
     _run([out, *policies], f"no file can be made in {tmp_path} (Permission denied)", capsys)
     assert not out.exists()

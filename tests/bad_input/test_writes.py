@@ -66,17 +66,9 @@ def test_a_socket(capsys):
         shutil.rmtree(folder)
 
 
-def test_a_folder_that_takes_no_file(tmp_path, monkeypatch, capsys):
+def test_a_folder_that_takes_no_file(tmp_path, temporary_files_denied, capsys):
     """A read-only folder (as root chmod denies nothing: the refusal is simulated), also when
     the save path's folders are still to be made."""
-    real_open = os.open
-
-    def denied(path, flags, *args, **kwargs):
-        if flags & os.O_CREAT and str(path).endswith(".tmp"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", denied)
     expected = f"no file can be made in {tmp_path} (Permission denied)"
     refused_before_the_game(tmp_path / "game.json", expected, capsys)
     refused_before_the_game(tmp_path / "new" / "game.json", expected, capsys)

@@ -47,10 +47,10 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from tqdm.auto import tqdm
 
 from uno_rl.agents import AgentError
-from uno_rl.cli import CliParser, count_type, fail, float_type, parse_switch, seed_type
 from uno_rl.core import RulesError
 from uno_rl.envs.registration import ENV_ID
 from uno_rl.envs.sb3 import UnoSB3VecEnv
+from uno_rl.plumbing.cli import CliParser, count_type, fail, float_type, parse_switch, seed_type
 
 #: Most games the example runs at once (training or evaluation).
 MAX_ENVS = 65_536

@@ -26,7 +26,7 @@ if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-from uno_rl import experiment  # noqa: E402
+from uno_rl.programs import experiment  # noqa: E402
 
 #: The group of the tests that share a session-scoped fixture of this suite.
 SESSION_GROUP = "session-fixtures"

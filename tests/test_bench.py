@@ -4,7 +4,8 @@ import pytest
 
 pytest.importorskip("uno_rl.core.engine", reason="the game core has not landed yet")
 
-from uno_rl import bench, bench_peers  # noqa: E402
+from uno_rl.programs.bench import command as bench  # noqa: E402
+from uno_rl.programs.bench import peers as bench_peers
 
 KEYS = {"name", "players", "batch", "decisions_per_s", "rounds_per_s", "step_latency_us"}
 TINY = ["--quick", "--repeats", "1", "--seconds", "0.05", "--seed", "3"]

@@ -13,7 +13,9 @@ import pytest
 from uno_rl.__main__ import COMMANDS
 from uno_rl.__main__ import main as uno_rl
 
-PROGRAMS = [name for name, (module, _, _) in COMMANDS.items() if module != "uno_rl.listing"]
+PROGRAMS = [
+    name for name, (module, _, _) in COMMANDS.items() if module != "uno_rl.programs.listing"
+]
 
 
 def parser_of(name: str) -> argparse.ArgumentParser:
@@ -118,8 +120,8 @@ def test_set_is_repeatable_everywhere():
 def test_train_shows_the_quick_start_config_it_runs_with():
     """Each config field's default shown, read back as the command line reads it, is the value
     of the config a run without --config uses (the quick-start config, not the dataclass)."""
-    from uno_rl import train
     from uno_rl.ppo.config import TrainConfig, _kind, _parse_cli_value, load_train_config
+    from uno_rl.programs import train
 
     parser = train.build_parser()
     args = parser.parse_args([])
@@ -145,8 +147,8 @@ def test_train_shows_the_quick_start_config_it_runs_with():
 
 
 def test_train_set_example_in_help_works():
-    from uno_rl import train
     from uno_rl.ppo.config import load_train_config
+    from uno_rl.programs import train
 
     parser = train.build_parser()
     args = parser.parse_args(["--set", "stacking=any", "--set", "match=true"])
@@ -208,7 +210,7 @@ class _Captured(Exception):
 def test_bench_defaults_shown_are_used(monkeypatch):
     """bench's --repeats, --seconds, --evaluate-rounds and --train-decisions are None in the
     parser and filled in by main: what main fills in is what --help shows."""
-    from uno_rl import bench
+    from uno_rl.programs.bench import command as bench
 
     seen = {}
 
@@ -241,8 +243,8 @@ def test_bench_defaults_shown_are_used(monkeypatch):
 
 # --------------------------------------------------------------------------------- evaluate
 def test_evaluate_rounds_default_shown_is_used(monkeypatch):
-    from uno_rl import evaluate as program
     from uno_rl.eval import run
+    from uno_rl.programs import evaluate as program
 
     seen = {}
 
@@ -259,10 +261,10 @@ def test_evaluate_rounds_default_shown_is_used(monkeypatch):
 
 
 def test_every_program_reads_set_with_the_one_parser(monkeypatch):
-    # simulate, evaluate, play and train all read --set through uno_rl.cli.parse_switch
-    import uno_rl.cli as cli
-    from uno_rl import evaluate, play, simulate
+    # simulate, evaluate, play and train all read --set through uno_rl.plumbing.cli.parse_switch
+    import uno_rl.plumbing.cli as cli
     from uno_rl.ppo import config
+    from uno_rl.programs import evaluate, play, simulate
 
     seen = []
     real = cli.parse_switch

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from uno_rl.core.rules import Rules
-from uno_rl.docsite import tables
+from uno_rl.docsite import code_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,6 +39,7 @@ PAGES = [
     "reference/core/index.html",
     "reference/ppo/index.html",
     "reference/programs/index.html",
+    "reference/front-door/index.html",
 ]
 
 
@@ -99,7 +100,7 @@ def test_rules_page_lists_every_switch_with_its_default(site):
         if isinstance(field.default, bool):
             default = str(field.default).lower()
         elif isinstance(field.default, tuple):  # the dispenser's tables, rounded as shown
-            default = tables.toml_value([round(p, 4) for p in field.default])
+            default = code_tables.toml_value([round(p, 4) for p in field.default])
         else:
             default = str(field.default)
         assert re.search(rf"\n{field.name}\n{re.escape(default)}\n", page), field.name

@@ -15,7 +15,8 @@ import pytest
 
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
-from uno_rl.durable import (
+from uno_rl.eval.run import write_atomic
+from uno_rl.plumbing.durable import (
     DurableWriteError,
     append_durably,
     check_writable,
@@ -23,7 +24,6 @@ from uno_rl.durable import (
     write_bytes_durably,
     write_text_durably,
 )
-from uno_rl.eval.run import write_atomic
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, save
 
 #: (umask, the mode of a file made under it)

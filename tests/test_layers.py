@@ -1,61 +1,51 @@
-"""The package's layers read bottom-up: core, then render (what envs and terminal both draw),
-then agents, then envs (which seat agents by name as opponents), then replays and eval, then
-terminal, analysis and ppo (side by side), then docsite and the programs; no sub-package imports
-another back (the package graph has no circle), and no uno_rl module imports itself back
-through others."""
+"""The package's layers read bottom-up, each package importing only those below it (its row in
+:data:`MAY_IMPORT`): plumbing, core, render, agents, envs, replays, eval, then terminal,
+analysis and ppo side by side, experiments, then the programs and the docs site on top. No
+package imports another back, no module imports itself back through others, no module
+imports another package's private names, and the dynamic imports (the front door's
+subcommands, the registry's entry points) are checked like imports."""
 
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import uno_rl
+from uno_rl.__main__ import COMMANDS
 
 PACKAGE = Path(uno_rl.__file__).parent
 
-#: Modules every layer may use: they import nothing of uno_rl's layers. ``uno_rl.render.safe``
-#: (``printable``) lives in the render package but is a leaf importing nothing of uno_rl: it is
-#: here because the base modules ``uno_rl.cli`` and ``uno_rl.resources`` import it.
-BASE = {
-    "uno_rl",
-    "uno_rl.cli",
-    "uno_rl.durable",
-    "uno_rl.processes",
-    "uno_rl.render.safe",
-    "uno_rl.resources",
-    "uno_rl.tomlfile",
-}
+#: package -> the packages its modules may import besides itself (the full row, not only the
+#: next floor down). Every package of uno_rl has a row.
+MAY_IMPORT: dict[str, set[str]] = {
+    "plumbing": set(),
+    "core": {"plumbing"},
+    "render": {"plumbing", "core"},
+    "agents": {"plumbing", "core", "render"},
+    "envs": {"plumbing", "core", "render", "agents"},
+    "replays": {"plumbing", "core", "render", "agents", "envs"},
+    "eval": {"plumbing", "core", "render", "agents", "envs", "replays"},
+    # terminal shows games and replays; analysis and ppo read evaluations.
+    "terminal": {"plumbing", "core", "render", "agents", "envs", "replays"},
+    "analysis": {"plumbing", "core", "render", "agents", "envs", "replays", "eval"},
+    "ppo": {"plumbing", "core", "render", "agents", "envs", "replays", "eval"},
+    "experiments": {"plumbing", "core", "render", "agents", "envs", "replays", "eval",
+                    "analysis"},
+    "programs": {"plumbing", "core", "render", "agents", "envs", "replays", "eval",
+                 "terminal", "analysis", "ppo", "experiments"},
+    # the docs site reads the results, the commands' table and the docstrings of every layer.
+    "docsite": {"plumbing", "core", "render", "agents", "envs", "replays", "eval",
+                "terminal", "analysis", "ppo", "experiments", "programs"},
+}  # fmt: skip
 
-#: Every layer (sub-package), for the rows that may import nothing but the core.
-_ABOVE_CORE = {
-    "render",
-    "agents",
-    "envs",
-    "replays",
-    "eval",
-    "terminal",
-    "analysis",
-    "ppo",
-    "docsite",
-}
+#: Leaf modules any package may import: they import nothing of uno_rl. ``printable`` lives
+#: with the rest of the rendering but the plumbing's error lines need it too.
+LEAVES = {"uno_rl.render.safe"}
 
-#: layer -> layers (sub-packages) it must not import.
-FORBIDDEN = {
-    "core": _ABOVE_CORE,
-    "render": _ABOVE_CORE - {"render"},
-    "agents": _ABOVE_CORE - {"render", "agents"},
-    "envs": {"replays", "eval", "terminal", "analysis", "ppo", "docsite"},
-    "replays": {"eval", "terminal", "analysis", "ppo", "docsite"},
-    "eval": {"terminal", "analysis", "ppo", "docsite"},
-    # terminal shows games and replays: below it core, render, agents, replays.
-    "terminal": {"eval", "analysis", "ppo", "docsite"},
-    "analysis": {"terminal", "ppo", "docsite"},
-    "ppo": {"terminal", "analysis", "docsite"},
-}
-
-#: (module, target) imports allowed across a forbidden line. None: make_agent("ppo") reaches
-#: the PPO agent by a string (importlib), which is not an import statement.
-ALLOWED: set[tuple[str, str]] = set()
+#: The front door (``uno_rl.__main__``) may be imported by the entry points of the documented
+#: ``python -m`` forms (the top-level ones and these) and by the docs' table of commands.
+FRONT_DOOR_USERS = {"uno_rl.ppo.soup", "uno_rl.docsite.code_tables"}
 
 
 def module_name(path: Path) -> str:
@@ -89,28 +79,119 @@ def graph() -> dict[str, set[str]]:
     return {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def layer(module: str) -> str | None:
+def package_of(module: str) -> str | None:
+    """The package a module belongs to (``uno_rl.agents.registry`` -> ``agents``); None for a
+    top-level module (the package's face, ``__main__``, the entry points)."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in FORBIDDEN) else None
+    return (
+        parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else None
+    )
 
 
-def test_layers_import_nothing_above_them():
+def packages() -> set[str]:
+    """Every folder of uno_rl with Python modules in it (package or not)."""
+    return {p.relative_to(PACKAGE).parts[0] for p in PACKAGE.glob("*/**/*.py")}
+
+
+def test_every_package_has_a_row():
+    """A new package is given its place in the order (its row in MAY_IMPORT)."""
+    assert packages() == set(MAY_IMPORT)
+
+
+def test_packages_import_only_the_packages_below_them():
     bad = []
     for module, targets in graph().items():
-        own = layer(module)
-        for target in targets:
-            if target in BASE or (module, target) in ALLOWED:
+        own = package_of(module)
+        if own is None:
+            continue
+        for target in targets - LEAVES - {"uno_rl"}:  # the face: __version__
+            other = package_of(target)
+            if other == own:
                 continue
-            other = layer(target)
-            if own in FORBIDDEN and (other in FORBIDDEN[own] or other is None):
-                bad.append(f"{module} imports {target}")
+            if other is None:
+                if not (target == "uno_rl.__main__" and module in FRONT_DOOR_USERS):
+                    bad.append(f"{module} imports the top-level {target}")
+            elif other not in MAY_IMPORT[own]:
+                bad.append(f"{module} imports {target} ({own} may not import {other})")
     assert not bad, "\n".join(sorted(bad))
 
 
-def test_base_modules_import_no_layer():
+def test_rows_keep_the_order():
+    """A package's row holds its rows' rows: the floors stack (no row lets a package reach up
+    through another)."""
+    for package, below in MAY_IMPORT.items():
+        for lower in below:
+            assert MAY_IMPORT[lower] <= below, f"{package} may import {lower} but not all it may"
+            assert package not in MAY_IMPORT[lower], f"{package} and {lower} may import each other"
+
+
+def test_leaves_import_nothing_of_uno_rl():
     modules = graph()
-    for name in BASE - {"uno_rl"}:
-        assert modules[name] <= BASE, f"{name} imports {modules[name] - BASE}"
+    for leaf in LEAVES:
+        assert modules[leaf] == set(), f"{leaf} imports {modules[leaf]}"
+
+
+def test_the_top_level_holds_the_face_the_front_door_and_entry_points():
+    """``uno_rl/`` holds the package's face, ``__main__`` and entry points of a few lines for
+    the documented ``python -m uno_rl.X`` forms, each handing over to the front door."""
+    modules = graph()
+    for path in PACKAGE.glob("*.py"):
+        name = module_name(path)
+        if path.stem in ("__init__", "__main__"):
+            continue
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        assert len(lines) <= 8, f"{name}: an entry point has a few lines, it has {len(lines)}"
+        assert modules[name] == {"uno_rl.__main__"}, f"{name} imports {modules[name]}"
+        assert path.stem in COMMANDS, f"{name} is no subcommand's entry point"
+
+
+def test_the_front_door_runs_only_programs():
+    """``uno_rl SUBCOMMAND`` imports its program by name: every name is a module of
+    :mod:`uno_rl.programs` that defines the function."""
+    modules = graph()
+    for name, (module, function, _) in COMMANDS.items():
+        assert package_of(module) == "programs", f"{name}: {module} is not a program"
+        assert module in modules, f"{name}: no module {module}"
+        path = PACKAGE.parent / (module.replace(".", "/") + ".py")
+        defined = {
+            n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)
+        }
+        assert function in defined, f"{name}: {module} has no {function}"
+
+
+def dynamic_imports(path: Path) -> list[str]:
+    """Calls that import a module by a string (``importlib.import_module``, ``__import__``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__"):
+                found.append(f"{module_name(path)}:{node.lineno}")
+    return found
+
+
+def test_the_only_import_by_string_is_the_front_doors():
+    found = [line for path in sorted(PACKAGE.rglob("*.py")) for line in dynamic_imports(path)]
+    assert [line.partition(":")[0] for line in found] == ["uno_rl.__main__"], found
+
+
+def test_entry_point_strategies_come_from_above_the_agents():
+    """The registry learns of strategies through entry points (``uno_rl.agents``): uno_rl's
+    own come from the agents (those that build agents through the registry) or a package
+    allowed to import them, never from below, and the registry imports none of them."""
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    points = project["project"]["entry-points"]["uno_rl.agents"]
+    modules = graph()
+    assert points, "no strategy entry points"
+    for name, target in points.items():
+        module, _, attribute = target.partition(":")
+        assert module in modules, f"{name}: no module {module}"
+        home = package_of(module)
+        assert home == "agents" or "agents" in MAY_IMPORT[home], f"{name}: {module} is below"
+        assert module not in modules["uno_rl.agents.registry"]
+        tree = ast.parse((PACKAGE.parent / (module.replace(".", "/") + ".py")).read_text())
+        assert attribute in {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
 
 
 def test_no_import_circle():
@@ -139,38 +220,6 @@ def test_no_import_circle():
         if node not in state:
             visit(node)
     assert not circles, "\n".join(" -> ".join(c) for c in circles)
-
-
-def package_graph() -> dict[str, set[str]]:
-    """Sub-package -> the other sub-packages its modules import directly. The base modules
-    and the top-level programs belong to no sub-package (the programs import them all)."""
-    edges: dict[str, set[str]] = {}
-    for module, targets in graph().items():
-        own = module.split(".")[1] if module.count(".") >= 2 else None
-        if own is None or module in BASE:
-            continue
-        edges.setdefault(own, set())
-        for target in targets:
-            other = target.split(".")[1] if target.count(".") >= 2 else None
-            if other is not None and other != own and target not in BASE:
-                edges[own].add(other)
-    return edges
-
-
-def test_no_package_imports_another_back():
-    """Sub-packages stack: no two of them import each other, however indirectly."""
-    edges = package_graph()
-    reached = {package: set(targets) for package, targets in edges.items()}
-    changed = True
-    while changed:  # transitive closure; a dozen packages
-        changed = False
-        for targets in reached.values():
-            more = set().union(*(reached.get(t, set()) for t in targets)) - targets
-            if more:
-                targets |= more
-                changed = True
-    circles = sorted(package for package, targets in reached.items() if package in targets)
-    assert not circles, f"packages importing themselves back: {circles} ({edges})"
 
 
 def home(module: str) -> str:
@@ -208,17 +257,16 @@ def test_nothing_imports_another_package_private_names():
     assert found == []
 
 
-def test_every_layer_has_a_row():
-    """A new sub-package is given its place in the order (its row in FORBIDDEN). docsite sits
-    on top with the programs, whose modules it reads (so no row)."""
-    assert set(package_graph()) - {"docsite"} <= set(FORBIDDEN)
-
-
 def test_the_checker_sees_an_import(tmp_path):
     """The parser resolves relative imports (so an empty graph cannot pass by accident)."""
     modules = graph()
-    assert "uno_rl.replays.model" in modules["uno_rl.replays.simulate"]
+    assert "uno_rl.replays.model" in modules["uno_rl.replays.rerun"]
     assert "uno_rl.agents.bluff" in modules["uno_rl.agents.challenge"]
     assert "uno_rl.core.rules" in modules["uno_rl.agents.registry"]
     assert "uno_rl.render.text" in modules["uno_rl.terminal.style"]
-    assert "render" in package_graph()["envs"]
+    assert "uno_rl.render.text" in modules["uno_rl.envs.game"] or any(
+        t.startswith("uno_rl.render")
+        for m, ts in modules.items()
+        if m.startswith("uno_rl.envs")
+        for t in ts
+    )

@@ -6,11 +6,11 @@ import io
 import os
 from pathlib import Path
 
-from uno_rl import resources
 from uno_rl.agents import available_agents, make_agent
 from uno_rl.core import Rules, available_presets, load_rules
-from uno_rl.experiment import resolve_config_path
-from uno_rl.listing import (
+from uno_rl.experiments.runner import resolve_config_path
+from uno_rl.plumbing import resources
+from uno_rl.programs.listing import (
     Entry,
     agents_main,
     decks_main,

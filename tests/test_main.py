@@ -24,7 +24,7 @@ NAMES = [
 
 def _has_listing() -> bool:
     try:
-        importlib.import_module("uno_rl.listing")
+        importlib.import_module("uno_rl.programs.listing")
     except ImportError:
         return False
     return True
@@ -37,8 +37,8 @@ def test_every_subcommand_is_there():
 @pytest.mark.parametrize("name", NAMES)
 def test_dispatch_passes_the_rest_of_the_command_line(name, monkeypatch):
     module, function, _ = COMMANDS[name]
-    if module == "uno_rl.listing" and not _has_listing():
-        pytest.skip("uno_rl.listing is not there yet")
+    if module == "uno_rl.programs.listing" and not _has_listing():
+        pytest.skip("uno_rl.programs.listing is not there yet")
     seen = []
 
     def fake(argv):
@@ -64,8 +64,8 @@ def test_ctrl_c_in_a_program_is_one_line_and_status_130(name, monkeypatch, capsy
 
 @pytest.mark.parametrize("name", NAMES)
 def test_help_of_every_subcommand(name, capsys):
-    if COMMANDS[name][0] == "uno_rl.listing" and not _has_listing():
-        pytest.skip("uno_rl.listing is not there yet")
+    if COMMANDS[name][0] == "uno_rl.programs.listing" and not _has_listing():
+        pytest.skip("uno_rl.programs.listing is not there yet")
     assert main([name, "--help"]) == 0
     assert capsys.readouterr().out.startswith(f"usage: uno_rl {name}")
 
@@ -134,7 +134,7 @@ def test_evaluate_one_agent_says_what_is_needed(capsys):
 @pytest.mark.parametrize("name", ["presets", "decks", "agents", "experiments"])
 def test_listings(name, capsys):
     if not _has_listing():
-        pytest.skip("uno_rl.listing is not there yet")
+        pytest.skip("uno_rl.programs.listing is not there yet")
     assert main([name]) == 0
     text = capsys.readouterr().out
     expected = {

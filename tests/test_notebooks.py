@@ -13,7 +13,7 @@ nbclient = pytest.importorskip("nbclient")
 
 from pathlib import Path  # noqa: E402
 
-from uno_rl import experiment  # noqa: E402
+from uno_rl.programs import experiment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Agents of the variants run the notebook test plays (the quick table plays all four: every

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from uno_rl import notebooks, resources
 from uno_rl.__main__ import main
+from uno_rl.plumbing import resources
+from uno_rl.programs import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["bluff.ipynb", "editions.ipynb", "variants.ipynb"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from uno_rl.processes import process_context, worker_pool
+from uno_rl.plumbing.processes import process_context, worker_pool
 
 
 def test_default_and_explicit_start_methods(monkeypatch):
@@ -107,7 +107,7 @@ def test_experiment_workers_die_with_their_parent(tmp_path):
 
 _ORPHAN_SCRIPT = """
 import os, sys, time
-from uno_rl.processes import guard_parent
+from uno_rl.plumbing.processes import guard_parent
 pid = os.fork()
 if pid == 0:
     guard_parent(os.getppid(), death_signal={death_signal}, interval=0.05)
@@ -134,7 +134,7 @@ def test_a_guarded_worker_ends_with_its_parent(death_signal):
 
 
 def test_a_worker_whose_parent_is_already_gone_exits_at_once():
-    script = "from uno_rl.processes import guard_parent\nguard_parent(-7)\nprint('alive')"
+    script = "from uno_rl.plumbing.processes import guard_parent\nguard_parent(-7)\nprint('alive')"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, timeout=60)  # fmt: skip

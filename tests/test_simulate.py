@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("uno_rl.core.engine", reason="the game core has not landed yet")
 
-from uno_rl import simulate  # noqa: E402
+from uno_rl.programs import simulate  # noqa: E402
 
 
 def test_wilson_interval_known_values():

@@ -103,7 +103,7 @@ def test_imports_from_the_wheel(installed):
         "from uno_rl.agents import make_agent\n"
         "rules = load_rules('official')\n"
         "agent = make_agent('ppo-official-2p', rules)\n"
-        "from uno_rl import train\n"
+        "from uno_rl.programs import train\n"
         "assert train.QUICKSTART.is_file(), train.QUICKSTART\n"
         "print(uno_rl.__version__, agent)\n"
     )

@@ -23,19 +23,39 @@ __all__ = ["COMMANDS", "main"]
 
 #: Subcommand -> (module, function taking argv, one line of what it does).
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "train": ("uno_rl.train", "main", "train a PPO bot by self-play (default: the quick start)"),
-    "evaluate": ("uno_rl.evaluate", "main", "duplicate-deal evaluation of agents, with intervals"),
-    "experiment": ("uno_rl.experiment", "main", "run an experiment config (resumable)"),
-    "play": ("uno_rl.play", "main", "play UNO in the terminal against bots"),
-    "replay": ("uno_rl.replay", "main", "show a saved game again"),
-    "simulate": ("uno_rl.simulate", "main", "random self-play statistics of a rule set"),
-    "bench": ("uno_rl.bench", "main", "throughput benchmark: decisions/s and rounds/s"),
-    "average": ("uno_rl.ppo.average", "main", "average the weights of PPO policies (model soup)"),
-    "presets": ("uno_rl.listing", "presets_main", "list the rule presets"),
-    "decks": ("uno_rl.listing", "decks_main", "list the decks (the later editions' cards)"),
-    "agents": ("uno_rl.listing", "agents_main", "list the agents (heuristics and bots)"),
-    "experiments": ("uno_rl.listing", "experiments_main", "list the experiment configs"),
-    "notebooks": ("uno_rl.notebooks", "main", "copy the analysis notebooks into a folder"),
+    "train": (
+        "uno_rl.programs.train",
+        "main",
+        "train a PPO bot by self-play (default: the quick start)",
+    ),
+    "evaluate": (
+        "uno_rl.programs.evaluate",
+        "main",
+        "duplicate-deal evaluation of agents, with intervals",
+    ),
+    "experiment": ("uno_rl.programs.experiment", "main", "run an experiment config (resumable)"),
+    "play": ("uno_rl.programs.play", "main", "play UNO in the terminal against bots"),
+    "replay": ("uno_rl.programs.replay", "main", "show a saved game again"),
+    "simulate": ("uno_rl.programs.simulate", "main", "random self-play statistics of a rule set"),
+    "bench": (
+        "uno_rl.programs.bench.command",
+        "main",
+        "throughput benchmark: decisions/s and rounds/s",
+    ),
+    "average": (
+        "uno_rl.programs.average",
+        "main",
+        "average the weights of PPO policies (model soup)",
+    ),
+    "presets": ("uno_rl.programs.listing", "presets_main", "list the rule presets"),
+    "decks": (
+        "uno_rl.programs.listing",
+        "decks_main",
+        "list the decks (the later editions' cards)",
+    ),
+    "agents": ("uno_rl.programs.listing", "agents_main", "list the agents (heuristics and bots)"),
+    "experiments": ("uno_rl.programs.listing", "experiments_main", "list the experiment configs"),
+    "notebooks": ("uno_rl.programs.notebooks", "main", "copy the analysis notebooks into a folder"),
 }
 
 PROG = "uno_rl"

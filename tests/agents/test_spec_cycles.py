@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from bad_input.harness import assert_clean_error
 
-from uno_rl import evaluate
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.agents.registry import MAX_NESTING, MAX_SPEC_CHAIN
 from uno_rl.core import load_rules
+from uno_rl.programs import evaluate
 
 #: file stem -> spec file text: the agents folder of these tests.
 SPEC_FILES = {

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uno_rl import experiment
 from uno_rl.analysis.behaviour import behaviour_samples, behaviour_table
 from uno_rl.analysis.situation_plots import behaviour_figure, situations_figure
 from uno_rl.analysis.situations import (
@@ -21,9 +20,10 @@ from uno_rl.analysis.situations import (
     situation_table,
 )
 from uno_rl.core.rules import load_rules
-from uno_rl.eval.config import ConfigError, load_config
 from uno_rl.eval.run import evaluate_variant
 from uno_rl.eval.tournament import Matchup
+from uno_rl.experiments.config import ConfigError, load_config
+from uno_rl.programs import experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEN = ROOT / "experiments" / "bluff-when.toml"

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uno_rl import experiment
 from uno_rl.analysis.study import (
     best_responses,
     challenge_label,
@@ -17,7 +16,8 @@ from uno_rl.analysis.study import (
     study_summary,
 )
 from uno_rl.analysis.study_plots import heatmap_figure
-from uno_rl.eval.config import load_config
+from uno_rl.experiments.config import load_config
+from uno_rl.programs import experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 BLUFF = ROOT / "experiments" / "bluff.toml"

@@ -21,8 +21,8 @@ import pytest
 import torch
 
 from bad_input.harness import assert_clean_error
-from uno_rl.ppo import average
-from uno_rl.resources import shipped_dir
+from uno_rl.plumbing.resources import shipped_dir
+from uno_rl.programs import average
 
 SHIPPED = shipped_dir("agents") / "ppo-official-4p.pt"
 

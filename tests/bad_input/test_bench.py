@@ -4,7 +4,7 @@ status 2, no traceback, and nothing measured (validation comes before any work).
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import bench
+from uno_rl.programs.bench import command as bench
 
 HUGE = "1" * 30  # a 30-digit number
 

@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import play, simulate, train
 from uno_rl.core.decks import DeckError, load_deck
-from uno_rl.resources import shipped_dir
-from uno_rl.tomlfile import MAX_TOML_BYTES
+from uno_rl.plumbing.resources import shipped_dir
+from uno_rl.plumbing.tomlfile import MAX_TOML_BYTES
+from uno_rl.programs import play, simulate, train
 
 SHIPPED_DECK = shipped_dir("decks") / "modern-112.toml"
 

@@ -8,8 +8,8 @@ import os
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import evaluate
 from uno_rl.eval import run
+from uno_rl.programs import evaluate
 
 BIG = "9" * 30
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import experiment
+from uno_rl.programs import experiment
 
 GOOD = """\
 description = "tiny"

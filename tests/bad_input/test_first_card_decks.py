@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from bad_input.harness import assert_clean_error, exit_status
-from uno_rl import bench, evaluate, experiment, replay, simulate, train
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
+from uno_rl.programs import evaluate, experiment, replay, simulate, train
+from uno_rl.programs.bench import command as bench
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, to_dict
 
 EXPECTED = "may be turned as the first card"

@@ -10,10 +10,11 @@ import time
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import evaluate, experiment
-from uno_rl.eval import config as config_module
-from uno_rl.eval import config_limits, limits, run
-from uno_rl.eval.config_checks import ConfigError
+from uno_rl.eval import limits, run
+from uno_rl.experiments import config as config_module
+from uno_rl.experiments import config_limits
+from uno_rl.experiments.config_checks import ConfigError
+from uno_rl.programs import evaluate, experiment
 
 
 def _values(count: int, first: int = 10) -> str:

@@ -3,7 +3,7 @@
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl.cli import CliParser, count_type
+from uno_rl.plumbing.cli import CliParser, count_type
 
 
 def _main(argv):

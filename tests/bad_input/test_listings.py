@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import cli, evaluate, listing, simulate
 from uno_rl.core import decks
+from uno_rl.plumbing import cli
+from uno_rl.programs import evaluate, listing, simulate
 
 #: What a terminal takes as commands: escape, bell, the right-to-left override.
 RAW = ("\x1b", "\x07", "\u202e")

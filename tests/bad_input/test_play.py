@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import play
+from uno_rl.programs import play
 
 HUGE = "9" * 5000
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import replay as cli
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
+from uno_rl.programs import replay as cli
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, to_dict
 
 

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import evaluate, experiment, play
 from uno_rl.agents.search_budget import LIMIT_VARIABLE
+from uno_rl.programs import evaluate, experiment, play
 
 # (agent spec, rule arguments of evaluate, expected part of the message)
 SPECS = [
@@ -74,7 +74,7 @@ def test_play_refuses_the_budget_in_one_line(spec, expected, capsys):
 # what the forking parent held).
 REFUSE = """
 import re
-from uno_rl.evaluate import main
+from uno_rl.programs.evaluate import main
 status = main([{spec!r}, "rule", "--rounds", "2", "--out", {out!r}])
 with open("/proc/self/status") as status_file:
     peak = re.search(r"VmHWM:\\s+(\\d+) kB", status_file.read()).group(1)

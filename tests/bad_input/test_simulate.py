@@ -4,7 +4,7 @@ status 2, no traceback, and nothing played (validation comes before any work).""
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import simulate
+from uno_rl.programs import simulate
 
 HUGE = "1" * 30  # a 30-digit number
 GIANT = "9" * 5000  # past Python's int-from-string digit limit

@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from bad_input.harness import assert_clean_error
-from uno_rl import train
 from uno_rl.ppo.checkpoint import load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import ALL_FEATURES
 from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale
+from uno_rl.programs import train
 
 TINY = [
     "--num-games", "16", "--rollout-steps", "16", "--total-decisions", "256", "--hidden", "32",

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from bad_input.harness import assert_clean_error
-from uno_rl import listing, resources, simulate
 from uno_rl.agents import AgentError, available_agents, make_agent
 from uno_rl.core import RulesError, decks, load_rules
+from uno_rl.plumbing import resources
+from uno_rl.programs import listing, simulate
 
 
 def make_unreadable(folder: Path, monkeypatch, listable: bool = False) -> None:
@@ -90,7 +91,7 @@ def test_a_name_in_no_readable_agents_folder_names_the_unreadable_one(
     monkeypatch.setenv("UNO_RL_AGENTS", str(unreadable))
     with pytest.raises(AgentError, match="unknown agent 'mine'.*cannot be read"):
         make_agent("mine", load_rules("official"))
-    from uno_rl import evaluate
+    from uno_rl.programs import evaluate
 
     argv = ["mine", "random", "--rounds", "10", "--no-progress"]
     line = assert_clean_error(evaluate.main, argv, "unknown agent 'mine'", capsys)

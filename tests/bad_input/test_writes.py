@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from bad_input.harness import assert_clean_error
-from uno_rl import play
+from uno_rl.programs import play
 
 
 def never_asked() -> str:

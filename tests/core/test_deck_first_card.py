@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from uno_rl import simulate
 from uno_rl.core import engine, load_rules
 from uno_rl.core.rules import RulesError
+from uno_rl.programs import simulate
 
 
 def deck_file(folder, cards: str):

@@ -20,12 +20,12 @@ from bad_input.harness import assert_clean_error
 from core.test_differential import play_both
 from core.test_invariants import check_result, check_state, prefer_play
 
-from uno_rl import simulate
 from uno_rl.core import engine, load_rules
 from uno_rl.core.cards import COLOR_NAMES
 from uno_rl.core.decks import DeckError, load_deck
 from uno_rl.core.layout import SYMBOLS
 from uno_rl.core.rules import RulesError
+from uno_rl.programs import simulate
 
 SYMBOL_NAMES = [name for name, _, _ in SYMBOLS.values()]
 COLORED = [name for name, colored, _ in SYMBOLS.values() if colored]

@@ -9,7 +9,7 @@ import pytest
 from uno_rl.__main__ import COMMANDS
 from uno_rl.core import rules as rules_module
 from uno_rl.core.rules import CHOICES, RANGES, Rules
-from uno_rl.docsite import tables
+from uno_rl.docsite import code_tables
 
 
 def rows(table: str) -> list[list[str]]:
@@ -20,15 +20,15 @@ def rows(table: str) -> list[list[str]]:
 
 
 def test_rules_table_has_every_field_in_order_with_default_values_and_meaning():
-    docs = tables.field_docs(Rules)
-    body = rows(tables.rules_table())
+    docs = code_tables.field_docs(Rules)
+    body = rows(code_tables.rules_table())
     fields = dataclasses.fields(Rules)
     assert [row[0] for row in body] == [f"`{f.name}`" for f in fields]
     for (_, default, values, meaning), field in zip(body, fields):
         shown = field.default
         if isinstance(shown, tuple):  # the dispenser's tables, rounded
             shown = [round(p, 4) for p in shown]
-        assert default == f"`{tables.toml_value(shown)}`"
+        assert default == f"`{code_tables.toml_value(shown)}`"
         assert meaning.replace("\\|", "|").replace("&lt;", "<") == docs[field.name]
         if isinstance(field.default, bool):
             assert values == "`true`, `false`"
@@ -41,21 +41,21 @@ def test_rules_table_has_every_field_in_order_with_default_values_and_meaning():
             assert CHOICES[field.name][0] == field.default  # default first, as documented
         else:
             low, high = RANGES[field.name]
-            assert f"`{tables.toml_value(low)}` to `{tables.toml_value(high)}`" in values
+            assert f"`{code_tables.toml_value(low)}` to `{code_tables.toml_value(high)}`" in values
 
 
 def test_rules_table_defaults_are_the_official_rules():
     official = rules_module.load_rules("official")
-    for row in rows(tables.rules_table()):
+    for row in rows(code_tables.rules_table()):
         name = row[0].strip("`")
         value = getattr(official, name)
         if isinstance(value, tuple):
             value = [round(p, 4) for p in value]
-        assert row[1] == f"`{tables.toml_value(value)}`"
+        assert row[1] == f"`{code_tables.toml_value(value)}`"
 
 
 def test_field_docs_reads_multiline_entries():
-    docs = tables.field_docs(Rules)
+    docs = code_tables.field_docs(Rules)
     assert docs["players"] == "seats at the table, 2 to 10."
     # drawn_card's entry spans several lines; they are joined with single spaces
     assert docs["drawn_card"].startswith("after drawing a playable card: ``may-play``")
@@ -76,7 +76,7 @@ def test_field_docs_names_undocumented_fields_and_stray_entries():
         b: int = 1
 
     with pytest.raises(ValueError, match=r"without an entry: \['b'\]"):
-        tables.field_docs(Missing)
+        code_tables.field_docs(Missing)
 
     @dataclasses.dataclass
     class Stray:
@@ -90,7 +90,7 @@ def test_field_docs_names_undocumented_fields_and_stray_entries():
         a: int = 0
 
     with pytest.raises(ValueError, match=r"that are no field: \['c'\]"):
-        tables.field_docs(Stray)
+        code_tables.field_docs(Stray)
 
     @dataclasses.dataclass
     class NoSection:
@@ -99,44 +99,44 @@ def test_field_docs_names_undocumented_fields_and_stray_entries():
         a: int = 0
 
     with pytest.raises(ValueError, match="no 'Attributes:' section"):
-        tables.field_docs(NoSection)
+        code_tables.field_docs(NoSection)
 
 
 def test_presets_table_lists_each_shipped_preset_with_its_switches():
-    body = {row[0].strip("`"): row for row in rows(tables.presets_table())}
+    body = {row[0].strip("`"): row for row in rows(code_tables.presets_table())}
     shipped = sorted(p.stem for p in rules_module.presets_dir().glob("*.toml"))
     assert sorted(body) == shipped
     assert "official" in body and body["official"][2] == "none (the defaults)"
     for name in shipped:
         switches = rules_module.read_preset(name)
         for key, value in switches.items():
-            assert f"`{key}={tables.toml_value(value)}`" in body[name][2]
+            assert f"`{key}={code_tables.toml_value(value)}`" in body[name][2]
     assert "`stacking=any`" in body["house"][2]
 
 
 def test_commands_table_lists_every_subcommand():
-    body = rows(tables.commands_table())
+    body = rows(code_tables.commands_table())
     assert [row[0] for row in body] == [f"`uno_rl {name}`" for name in COMMANDS]
     assert [row[2] for row in body] == [f"`{module}`" for module, _, _ in COMMANDS.values()]
 
 
 def test_toml_value_spells_values_as_in_presets():
-    assert tables.toml_value(True) == "true"
-    assert tables.toml_value(False) == "false"
-    assert tables.toml_value("may-play") == "may-play"
-    assert tables.toml_value(0.5) == "0.5"
-    assert tables.toml_value(500) == "500"
+    assert code_tables.toml_value(True) == "true"
+    assert code_tables.toml_value(False) == "false"
+    assert code_tables.toml_value("may-play") == "may-play"
+    assert code_tables.toml_value(0.5) == "0.5"
+    assert code_tables.toml_value(500) == "500"
 
 
 def test_train_config_table_has_every_field_with_default_values_and_doc():
     from uno_rl.ppo.config import TrainConfig
 
-    body = rows(tables.train_config_table())
+    body = rows(code_tables.train_config_table())
     fields = dataclasses.fields(TrainConfig)
     assert [row[0] for row in body] == [f"`{f.name}`" for f in fields]
     defaults = TrainConfig()
     for (_, default, values, meaning), field in zip(body, fields):
-        assert default == f"`{tables.toml_value(getattr(defaults, field.name))}`"
+        assert default == f"`{code_tables.toml_value(getattr(defaults, field.name))}`"
         doc = field.metadata["doc"]
         assert meaning.replace("\\|", "|").replace("&lt;", "<") == doc
         if "choices" in field.metadata:
@@ -147,4 +147,4 @@ def test_train_config_table_has_every_field_with_default_values_and_doc():
 
 
 def test_cells_escape_pipes_and_html_outside_code():
-    assert tables._cell("a | b <x> `c | <d>`") == "a \\| b &lt;x> `c | <d>`"
+    assert code_tables._cell("a | b <x> `c | <d>`") == "a \\| b &lt;x> `c | <d>`"

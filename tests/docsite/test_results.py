@@ -20,10 +20,10 @@ import pytest
 from PIL import Image
 from small_editions import write_small_editions_config
 
-from uno_rl import experiment, train
 from uno_rl.analysis.quick import PNG_TITLE
 from uno_rl.docsite import hooks, results
 from uno_rl.eval import formats
+from uno_rl.programs import experiment, train
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGURES = ["strength-ladder", "editions-heatmap", "bluff-situations", "bluff-behaviour",

@@ -10,13 +10,13 @@ import time
 import numpy as np
 import pytest
 
-from uno_rl import evaluate, experiment
 from uno_rl.core.rules import load_rules
 from uno_rl.eval import calibrate
 from uno_rl.eval import estimate as estimates
 from uno_rl.eval.calibrate import TAIL_ROUNDS, Speed
 from uno_rl.eval.estimate import Work
 from uno_rl.eval.tournament import CHUNK_DEALS, Chunk, make_matchups
+from uno_rl.programs import evaluate, experiment
 
 OFFICIAL = load_rules("official")
 PAIR = make_matchups(["color-first", "rule"], 2, "head-to-head")

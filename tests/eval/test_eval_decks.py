@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uno_rl import evaluate as cli
 from uno_rl.core import engine, load_rules
-from uno_rl.eval.labels import variant_name
 from uno_rl.eval.replays import ReplaySample, play_sampled_chunk
 from uno_rl.eval.run import evaluate
 from uno_rl.eval.tournament import Matchup, plan_chunks, play_chunk
+from uno_rl.eval.variant_names import variant_name
+from uno_rl.programs import evaluate as cli
 from uno_rl.replays import deal, outcome_of, simulate
 
 SHIPPED = ["classic", "modern-112", "swap-112", "extension", "extreme"]

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from bad_input.harness import assert_clean_error
 
-from uno_rl import evaluate as cli
-from uno_rl.cli import parse_switch
 from uno_rl.core.rules import load_rules
 from uno_rl.eval.run import evaluate, variant_label
+from uno_rl.plumbing.cli import parse_switch
+from uno_rl.programs import evaluate as cli
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_bad_input_fails_before_playing(argv, message, capsys, tmp_path):
 
 
 def test_bench_evaluate_row_runs_quick():
-    from uno_rl.bench import evaluate_row
+    from uno_rl.programs.bench.command import evaluate_row
 
     row = evaluate_row(rounds=2000, workers=1)
     assert (

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from uno_rl import evaluate as cli
 from uno_rl.eval import run
+from uno_rl.programs import evaluate as cli
 
 LINE = "interrupted: the evaluation stopped, no tables were written"
 

@@ -9,9 +9,9 @@ import shutil
 import pandas as pd
 import pytest
 
-from uno_rl import evaluate as cli
 from uno_rl.agents import AGENTS_DIR
 from uno_rl.eval.run import evaluate
+from uno_rl.programs import evaluate as cli
 
 #: The widest line of a printed table the report may have.
 WIDTH = 120

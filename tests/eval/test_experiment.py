@@ -10,8 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from uno_rl import experiment
-from uno_rl.eval.config import ConfigError, load_config
+from uno_rl.experiments import runner
+from uno_rl.experiments.config import ConfigError, load_config
+from uno_rl.programs import experiment
 
 TINY = """
 description = "tiny"
@@ -264,7 +265,7 @@ def test_everything_a_resume_reads_is_written_durably(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "fsync", fsync)
     write_atomic(pd.DataFrame({"a": [1, 2]}), str(tmp_path / "cell-0000.seats"))
-    experiment._write_text(tmp_path / "cell-0000.done", "")
+    runner._write_text(tmp_path / "cell-0000.done", "")
     _write_index(tmp_path, [])
     names = {Path(p).name for p in synced}
     assert str(tmp_path) in synced  # the folder, after the renames
@@ -281,9 +282,9 @@ def test_a_run_folder_becomes_resumable_only_once_config_toml_is_saved(tmp_path,
     def crash(*args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(experiment, "write_bytes_durably", crash)
+    monkeypatch.setattr(runner, "write_bytes_durably", crash)
     with pytest.raises(OSError, match="disk full"):
-        experiment.run_experiment(load_config(write(tmp_path, TINY)), str(tmp_path / "runs"),
+        runner.run_experiment(load_config(write(tmp_path, TINY)), str(tmp_path / "runs"),
                                   workers=1, progress=False, log=lambda *a: None)  # fmt: skip
     (folder,) = (tmp_path / "runs" / "tiny").iterdir()
     assert not (folder / "config.json").exists()
@@ -306,7 +307,7 @@ def test_resume_refuses_a_changed_config(tmp_path, capsys):
 
 
 def test_shipped_experiment_config_is_valid():
-    root = Path(experiment.__file__).resolve().parents[1]
+    root = Path(experiment.__file__).resolve().parents[2]
     config = load_config(root / "experiments" / "variants.toml")
     assert {c.preset for c in config.cells} == {
         "official",
@@ -317,11 +318,11 @@ def test_shipped_experiment_config_is_valid():
         "kids",
     }
     assert {c.players for c in config.cells} == {2, 3, 4, 6}
-    assert os.path.basename(experiment.resolve_config_path("variants")) == "variants.toml"
+    assert os.path.basename(runner.resolve_config_path("variants")) == "variants.toml"
 
 
 def test_every_shipped_experiment_config_is_valid_with_and_without_quick():
-    root = Path(experiment.__file__).resolve().parents[1] / "experiments"
+    root = Path(experiment.__file__).resolve().parents[2] / "experiments"
     paths = [p for p in sorted(root.glob("*.toml")) if not p.name.startswith("train-")]
     assert {p.stem for p in paths} >= {"variants", "bluff", "bluff-ppo"}
     for path in paths:
@@ -540,7 +541,7 @@ def one_torch_thread():
 
 
 def test_strength_config_and_its_quick_run(tmp_path, capsys, one_torch_thread):
-    root = Path(experiment.__file__).resolve().parents[1] / "experiments"
+    root = Path(experiment.__file__).resolve().parents[2] / "experiments"
     config = load_config(root / "strength.toml")
     heuristics = ["color-first", "points-dumper", "aggressive", "rule", "random-playable",
                   "bluffer", "suspicious", "bayes-challenger"]  # fmt: skip
@@ -579,7 +580,7 @@ def test_strength_config_and_its_quick_run(tmp_path, capsys, one_torch_thread):
 
 def test_summary_takes_round_intervals_over_matches_in_match_cells():
     from uno_rl.eval.stats import wilson_interval
-    from uno_rl.experiment import summarize
+    from uno_rl.experiments.overview import summarize
 
     base = {"players": 2, "agent": "a", "rounds": 1000, "wins": 600, "truncated": 0,
             "win_rate": 0.6, "points": 3.0, "points_low": 1.0, "points_high": 5.0}  # fmt: skip

@@ -12,9 +12,10 @@ import textwrap
 
 import pytest
 
-from uno_rl import experiment
 from uno_rl.__main__ import main as uno_rl
-from uno_rl.processes import Interrupted
+from uno_rl.experiments import runner
+from uno_rl.plumbing.processes import Interrupted
+from uno_rl.programs import experiment
 
 TINY = """
 description = "tiny"
@@ -68,7 +69,7 @@ def run(argv) -> int:
 def test_a_stop_in_any_phase_is_one_line_and_its_status(
     tmp_path, config, monkeypatch, capsys, phase, error, status
 ):
-    monkeypatch.setattr(experiment, phase, stop(error))
+    monkeypatch.setattr(runner if phase == "evaluate_variant" else experiment, phase, stop(error))
     runs = tmp_path / "runs"
     argv = ["experiment", str(config), "--runs-dir", str(runs), "--workers", "1", "--no-progress"]
     assert run(argv) == status
@@ -90,7 +91,7 @@ def test_a_stop_while_the_command_imports_is_one_line(monkeypatch, capsys):
     real = importlib.import_module
 
     def importing(name, *args, **kwargs):
-        if name == "uno_rl.experiment":
+        if name == "uno_rl.programs.experiment":
             raise KeyboardInterrupt
         return real(name, *args, **kwargs)
 
@@ -106,7 +107,7 @@ def test_a_stop_while_the_command_imports_is_one_line(monkeypatch, capsys):
 SLOW_LOADING = textwrap.dedent(
     """
     import sys, time
-    from uno_rl import experiment
+    from uno_rl.programs import experiment
     from uno_rl.__main__ import main
 
     def slow(*args, **kwargs):

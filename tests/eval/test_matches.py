@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 from bad_input.harness import assert_clean_error
 
-from uno_rl import evaluate as cli
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
 from uno_rl.core.rng import new_seeds
-from uno_rl.eval.play import Outcomes, play_jobs, rotations
+from uno_rl.eval.jobs import Outcomes, play_jobs, rotations
 from uno_rl.eval.run import MAX_MATCHES, as_matches, evaluate
 from uno_rl.eval.stats import wilson_interval, z_value
 from uno_rl.eval.summary import COLUMNS, MATCH_COLUMNS, agent_table, seat_table
 from uno_rl.eval.tournament import Matchup
+from uno_rl.programs import evaluate as cli
 
 
 def test_match_columns():

@@ -6,7 +6,7 @@ import pytest
 from uno_rl.agents import Agent, make_agent
 from uno_rl.core import load_rules
 from uno_rl.core.rng import new_seeds
-from uno_rl.eval.play import play_jobs, rotations
+from uno_rl.eval.jobs import play_jobs, rotations
 from uno_rl.eval.tournament import Chunk, Matchup, make_matchups, plan_chunks
 
 

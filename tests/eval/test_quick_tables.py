@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from uno_rl import experiment
-from uno_rl.eval.config import load_config
+from uno_rl.experiments.config import load_config
+from uno_rl.programs import experiment
 
-EXPERIMENTS = Path(experiment.__file__).resolve().parents[1] / "experiments"
+EXPERIMENTS = Path(experiment.__file__).resolve().parents[2] / "experiments"
 #: The experiment configs (``uno_rl experiment NAME``); ``train-*.toml`` are training configs.
 SHIPPED = sorted(p for p in EXPERIMENTS.glob("*.toml") if not p.name.startswith("train-"))
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from uno_rl.eval.play import Outcomes, rotations
+from uno_rl.eval.jobs import Outcomes, rotations
 from uno_rl.eval.summary import agent_table, pair_table, rating_table
 from uno_rl.eval.tournament import Matchup
 

@@ -11,10 +11,10 @@ ray = pytest.importorskip("ray")
 #: One local Ray instance at a time: both Ray test modules run on the same worker.
 pytestmark = pytest.mark.xdist_group("ray")
 
-from uno_rl import evaluate as evaluate_cli  # noqa: E402
-from uno_rl import experiment  # noqa: E402
 from uno_rl.eval.backends import BackendError, RayExecutor, make_executor  # noqa: E402
 from uno_rl.eval.run import evaluate  # noqa: E402
+from uno_rl.programs import evaluate as evaluate_cli  # noqa: E402
+from uno_rl.programs import experiment  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)

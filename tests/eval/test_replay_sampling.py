@@ -7,11 +7,10 @@ import csv
 import numpy as np
 import pytest
 
-from uno_rl import evaluate as cli
 from uno_rl.agents import Agent, make_agent
 from uno_rl.core import load_rules
 from uno_rl.eval import replays as sampling
-from uno_rl.eval.play import IllegalActionError, play_jobs
+from uno_rl.eval.jobs import IllegalActionError, play_jobs
 from uno_rl.eval.replays import (
     ReplayRequest,
     ReplaySample,
@@ -21,6 +20,7 @@ from uno_rl.eval.replays import (
 )
 from uno_rl.eval.run import evaluate
 from uno_rl.eval.tournament import Chunk, Matchup, plan_chunks, play_chunk
+from uno_rl.programs import evaluate as cli
 from uno_rl.replays import load, outcome_of, save, simulate
 
 
@@ -116,7 +116,7 @@ def test_evaluate_saves_the_same_sample_for_any_number_of_workers(tmp_path):
     assert sum("truncated" in r for r in reasons) == 2
     for row in rows:
         replay = load(folders[0] / row["file"])  # verified: the actions replay the outcome
-        assert replay.source["program"] == "uno_rl.evaluate"
+        assert replay.source["program"] == "uno_rl.programs.evaluate"
         assert replay.source["variant"] == "official, max_turns=200"
         assert set(replay.source["reasons"]) == set(row["reasons"].split("+"))
         assert len(replay.actions) == int(row["decisions"])

@@ -9,9 +9,10 @@ from bad_input.harness import assert_clean_error
 
 from uno_rl.agents import make_agent
 from uno_rl.core.rules import load_rules
-from uno_rl.ppo import average
+from uno_rl.plumbing.resources import shipped_dir
+from uno_rl.ppo import soup as weight_average
 from uno_rl.ppo.checkpoint import load_checkpoint, save_checkpoint
-from uno_rl.resources import shipped_dir
+from uno_rl.programs import average
 
 SHIPPED = "ppo-official-4p.pt"
 
@@ -73,7 +74,7 @@ def test_run_folder_means_its_policy(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "policy.pt").write_bytes(shipped_path().read_bytes())
-    assert average.resolve_policy(str(run)) == run / "policy.pt"
+    assert weight_average.resolve_policy(str(run)) == run / "policy.pt"
 
 
 @pytest.mark.parametrize(

@@ -14,20 +14,20 @@ import numpy as np
 import pytest
 import torch
 
-from uno_rl import train
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core import engine, load_rules
 from uno_rl.core.layout import CLASSIC, EXTENDED, EXTENDED_PIECES
 from uno_rl.core.observe import observe
 from uno_rl.core.observe_layout import OBS_SIZE
 from uno_rl.ppo.agent import load_policy, load_policy_inputs
-from uno_rl.ppo.average import average_policies
 from uno_rl.ppo.buffer import TurnBuffer
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, network_spec, save_checkpoint
 from uno_rl.ppo.config import ALL_FEATURES, TrainConfig, TrainConfigError
 from uno_rl.ppo.inputs import NetworkInputs, resolve_features
 from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale, masked_logits
 from uno_rl.ppo.runs import load_resume
+from uno_rl.ppo.soup import average_policies
+from uno_rl.programs import train
 
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
 GOLDEN = Path(__file__).resolve().parent / "data" / "shipped_golden.npz"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from uno_rl import train
 from uno_rl.ppo.checkpoint import save_checkpoint
 from uno_rl.ppo.logger import RunLogger
+from uno_rl.programs import train
 
 TINY = [
     "--num-games", "16", "--rollout-steps", "16", "--total-decisions", "512", "--hidden", "16",

@@ -13,7 +13,6 @@ import pytest
 from bad_input.harness import assert_clean_error
 from test_resume import lost_and_doubled, rows
 
-from uno_rl import train
 from uno_rl.core import load_rules
 from uno_rl.ppo.config import (
     MAX_EVAL_MATCHES,
@@ -25,6 +24,7 @@ from uno_rl.ppo.config import (
 )
 from uno_rl.ppo.plan import evaluation_line
 from uno_rl.ppo.runs import read_run_config
+from uno_rl.programs import train
 
 FIELDS = {
     "num_games": "32", "rollout_steps": "16", "total_decisions": "3072", "hidden": "32",

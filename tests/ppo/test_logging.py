@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 import torch
 
-from uno_rl import train
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import load_train_config
 from uno_rl.ppo.logger import STEP, RunLogger, hparam_values
@@ -21,6 +20,7 @@ from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale
 from uno_rl.ppo.rollout import Rollout
 from uno_rl.ppo.selfplay import Stats
 from uno_rl.ppo.update import ppo_update
+from uno_rl.programs import train
 
 TINY = {
     "num_games": "32", "rollout_steps": "16", "total_decisions": "3072", "hidden": "32",

@@ -19,7 +19,6 @@ ray = pytest.importorskip("ray")
 #: One local Ray instance at a time: both Ray test modules run on the same worker.
 pytestmark = pytest.mark.xdist_group("ray")
 
-from uno_rl import train  # noqa: E402
 from uno_rl.agents import make_agent  # noqa: E402
 from uno_rl.core import engine, load_rules  # noqa: E402
 from uno_rl.core.observe import observe  # noqa: E402
@@ -27,6 +26,7 @@ from uno_rl.eval.backends import BackendError  # noqa: E402
 from uno_rl.ppo.checkpoint import load_checkpoint  # noqa: E402
 from uno_rl.ppo.config import load_train_config  # noqa: E402
 from uno_rl.ppo.logger import TIMING_KEYS  # noqa: E402
+from uno_rl.programs import train  # noqa: E402
 
 #: 16 games over 2 workers, 16 engine steps per rollout, 3 updates; rounds cut at 20 turns so
 #: that games are re-dealt, snapshots enter the pool every update and pool games are played.

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from uno_rl import train
 from uno_rl.ppo import checkpoint as checkpoint_module
 from uno_rl.ppo.checkpoint import load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import load_train_config
 from uno_rl.ppo.logger import STEP, TIMING_KEYS, RunLogger
+from uno_rl.programs import train
 
 TINY = {
     "num_games": "32", "rollout_steps": "16", "total_decisions": "4096", "hidden": "32",

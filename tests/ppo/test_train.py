@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 import torch
 
-from uno_rl import train
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core import engine, load_rules
 from uno_rl.core.observe import observe
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import TrainConfig, TrainConfigError, load_train_config
 from uno_rl.ppo.network import PolicyNetwork, feature_columns, masked_entropy, masked_logits
+from uno_rl.programs import train
 
 TINY = [
     "--num-games", "32", "--rollout-steps", "16", "--total-decisions", "3072",

@@ -10,10 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from uno_rl import replay as viewer
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
 from uno_rl.core.decks import available_decks, load_deck
+from uno_rl.programs import replay as viewer
 from uno_rl.replays import (
     AgentSeat,
     GameRecorder,

@@ -86,7 +86,7 @@ def test_dict_round_trip_and_file_layout(tmp_path):
     assert list(data) == ["format", "version", "source", "preset", "rules", "deck", "seats",
                           "seed", "actions", "outcome", "violation"]  # fmt: skip
     assert data["deck"]["red 0"] == 1 and data["deck"]["+4"] == 4 and len(data["deck"]) == 54
-    assert data["format"] == "uno_rl.replay" and data["version"] == VERSION
+    assert data["format"] == "uno_rl.programs.replay" and data["version"] == VERSION
     assert data["rules"] == replay.rules.to_dict()  # the full rules, not only the preset
     assert from_dict(json.loads(json.dumps(data))) == replay
     text = to_json(replay)

@@ -1,7 +1,7 @@
 """A scripted player for the terminal programs: reads the menu on screen, picks a choice.
 
 Shared by the pseudo-terminal tests (the real ``python -m uno_rl.play``) and by in-process
-runs of :func:`uno_rl.play.main`, so both play the same game for the same seed.
+runs of :func:`uno_rl.programs.play.main`, so both play the same game for the same seed.
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ def questions_seen(screen: str) -> set[str]:
 
 
 def play_in_process(argv: Sequence[str], prefer: Sequence[str], limit: int = 3000):
-    """Run :func:`uno_rl.play.main` with the scripted player; (exit code, whole output)."""
+    """Run :func:`uno_rl.programs.play.main` with the scripted player; (exit code, whole output)."""
     import io
 
-    from uno_rl import play
+    from uno_rl.programs import play
 
     out = io.StringIO()
     seen = 0
@@ -96,7 +96,7 @@ def first_card_wild_seed(preset: str, players: int) -> tuple[int, int]:
 
     from uno_rl.core import engine, load_rules
     from uno_rl.core.phases import COLOR
-    from uno_rl.play import game_seeds
+    from uno_rl.programs.play import game_seeds
 
     rules = load_rules(preset, players=players)
     for seed in range(5000):

@@ -27,7 +27,7 @@ from terminal_script import (
     questions_seen,
 )
 
-from uno_rl import play
+from uno_rl.programs import play
 from uno_rl.render.text import strip_ansi
 from uno_rl.replays import load
 

@@ -12,7 +12,7 @@ import pexpect
 import pytest
 from terminal_script import default_sigint, find_seed, play_in_process
 
-from uno_rl import replay as cli
+from uno_rl.programs import replay as cli
 from uno_rl.replays import load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_open_view_prints_the_whole_game_with_every_hand(game):
     replay = load(game)
     headers = re.findall(r"^---- decision (\d+): ", text, re.MULTILINE)
     assert [int(h) for h in headers] == list(range(1, len(replay.actions) + 1))
-    assert "View: every hand open." in text and "Recorded by uno_rl.play" in text
+    assert "View: every hand open." in text and "Recorded by uno_rl.programs.play" in text
     first_table = text.split("---- decision 1:")[1]
     rows = [line for line in first_table.splitlines()[1:4] if "cards" in line]
     assert len(rows) == 2 and all("[" in row for row in rows)  # both hands shown

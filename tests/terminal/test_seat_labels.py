@@ -8,7 +8,7 @@ import io
 import pytest
 from terminal_script import find_seed, play_in_process
 
-from uno_rl import replay as viewer
+from uno_rl.programs import replay as viewer
 from uno_rl.terminal.table import seat_names, spec_notes
 
 BLUFFER = ["--opponents", "color-first:bluff=1", "--no-color"]

@@ -13,10 +13,10 @@ import json
 import numpy as np
 from terminal_script import play_in_process
 
-from uno_rl import replay as cli
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
-from uno_rl.play import game_seeds
+from uno_rl.programs import replay as cli
+from uno_rl.programs.play import game_seeds
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, simulate, to_dict
 from uno_rl.replays.format import from_dict
 
@@ -36,7 +36,7 @@ def test_play_shows_the_seed_only_when_the_game_is_over():
 
 def test_play_shows_the_seed_when_the_person_leaves():
     out = io.StringIO()
-    from uno_rl import play
+    from uno_rl.programs import play
 
     assert play.main(["--opponents", "rule", "--seed", "4242", "--no-color"], lambda: "q", out) == 0
     during, _, after = out.getvalue().partition("the game is abandoned")

@@ -7,7 +7,9 @@ A spec string names an agent and optionally overrides parameters::
     agents/my-bot.toml:challenge=always
 
 The name is looked up, in order, as a TOML spec file ``agents/<name>.toml`` (or a path to one)
-and as a built-in strategy. A spec file holds::
+and as a strategy: a built-in one, or one a package adds through the ``uno_rl.agents`` entry
+point group (:data:`ENTRY_POINT_GROUP`; uno_rl's search agents and PPO bots come in that way,
+so this module imports neither the agents that import it nor the layer above it). A spec file holds::
 
     description = "color-first that challenges by Bayes' rule"
     strategy = "color-first"       # a built-in strategy, or another spec name
@@ -26,16 +28,15 @@ more than :data:`MAX_SPEC_CHAIN` deep are refused too.
 
 from __future__ import annotations
 
-import importlib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from uno_rl import resources
-from uno_rl.cli import did_you_mean
 from uno_rl.core.rules import Rules
+from uno_rl.plumbing import resources
+from uno_rl.plumbing.cli import did_you_mean
+from uno_rl.plumbing.tomlfile import not_a_file, read_toml
 from uno_rl.render.safe import printable
-from uno_rl.tomlfile import not_a_file, read_toml
 
 from .base import Agent, AgentError
 from .random_agents import RandomAgent, RandomPlayableAgent
@@ -43,15 +44,17 @@ from .strategies import AggressiveAgent, ColorFirstAgent, PointsDumperAgent, Rul
 
 __all__ = [
     "AGENTS_DIR",
-    "LAZY_STRATEGIES",
+    "ENTRY_POINT_GROUP",
     "MAX_NESTING",
     "MAX_SPEC_CHAIN",
     "STRATEGIES",
     "available_agents",
     "describe",
+    "load_strategy",
     "make_agent",
     "parse_spec",
     "spec_parameters",
+    "strategy_names",
 ]
 
 #: Built-in strategies by name.
@@ -67,13 +70,49 @@ STRATEGIES: dict[str, type[Agent]] = {
     )
 }
 
-#: Strategies imported on first use, by name: ``module:class`` (the PPO policy needs torch;
-#: the search agents build their rollout agent through this registry).
-LAZY_STRATEGIES = {
-    "ppo": "uno_rl.ppo.agent:PPOAgent",
-    "pimc": "uno_rl.agents.pimc:PIMCAgent",
-    "ismcts": "uno_rl.agents.ismcts:ISMCTSAgent",
-}
+
+#: The entry-point group through which a package adds strategies (``name = "module:Class"``,
+#: the class an :class:`~uno_rl.agents.base.Agent`); loaded only when a name is used or listed.
+#: uno_rl's own search agents (which build their rollout agents through this registry) and PPO
+#: bots (a layer above) come in this way too, so this module imports neither.
+ENTRY_POINT_GROUP = "uno_rl.agents"
+
+
+def _entry_points() -> dict:
+    """The strategies packages add through :data:`ENTRY_POINT_GROUP`, by name (the first
+    package to claim a name keeps it)."""
+    from importlib.metadata import entry_points
+
+    found: dict = {}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(point.name, point)
+    return found
+
+
+def strategy_names() -> list[str]:
+    """Every strategy name: the built-in ones and the entry points'."""
+    return sorted(set(STRATEGIES) | set(_entry_points()))
+
+
+def load_strategy(name: str) -> type[Agent] | None:
+    """The class of strategy ``name``, importing it if it is loaded on first use; None for a
+    name no strategy has. A plug-in that fails to load raises :class:`AgentError`."""
+    if name in STRATEGIES:
+        return STRATEGIES[name]
+    point = _entry_points().get(name)
+    if point is None:
+        return None
+    try:
+        cls = point.load()
+    except Exception as error:  # a plug-in's own failure: one line naming it
+        raise AgentError(
+            f"strategy {name!r} ({point.value}) could not be loaded: "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise AgentError(f"strategy {name!r} ({point.value}) is not an Agent class")
+    return cls
+
 
 #: The folder of the shipped agent specs and checkpoints (``uno_rl/data/agents``, from
 #: ``agents/``); user folders in ``$UNO_RL_AGENTS`` are searched first.
@@ -186,11 +225,8 @@ def _resolve(
             if not Path(checkpoint).is_absolute() and beside.is_file():
                 params["checkpoint"] = str(beside)
         return cls, {**base_params, **params}, data.get("description", "")
-    if name in STRATEGIES:
-        return STRATEGIES[name], {}, STRATEGIES[name].summary
-    if name in LAZY_STRATEGIES:  # imported on first use
-        module, _, attribute = LAZY_STRATEGIES[name].partition(":")
-        cls = getattr(importlib.import_module(module), attribute)
+    cls = load_strategy(name)
+    if cls is not None:
         return cls, {}, cls.summary
     if names_itself:
         raise AgentError(
@@ -272,6 +308,6 @@ def describe(name: str) -> str:
 
 def available_agents() -> list[str]:
     """Names resolvable by :func:`make_agent`: built-in strategies and spec files."""
-    names = set(STRATEGIES) | set(LAZY_STRATEGIES)
+    names = set(strategy_names())
     names |= {entry.name for entry in resources.scan("agents", describe=False)[0]}
     return sorted(names)

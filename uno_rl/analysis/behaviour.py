@@ -35,7 +35,7 @@ from uno_rl.core.phases import DRAWN, PLAY, RESPOND
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
 from uno_rl.core.views import hand_of
-from uno_rl.eval.play import play_jobs
+from uno_rl.eval.jobs import play_jobs
 from uno_rl.eval.stats import wilson_interval
 
 __all__ = ["BINS", "behaviour_samples", "behaviour_table"]

@@ -28,7 +28,7 @@ from uno_rl.core.phases import RESPOND
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
-from uno_rl.eval.play import play_jobs
+from uno_rl.eval.jobs import play_jobs
 from uno_rl.eval.stats import wilson_interval
 
 __all__ = [

@@ -3,7 +3,7 @@
 A quick run plays the study in miniature to check that it runs; its figures are too few to
 support any finding. :func:`quick_note` is the line its texts start with and :func:`titled`
 prefixes its plot titles; both are empty for a full run. A run is quick when its config's
-name ends in ``-quick`` (:func:`uno_rl.eval.config.load_config` names it so).
+name ends in ``-quick`` (:func:`uno_rl.experiments.config.load_config` names it so).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def play_uno_rl(rounds: int, seed: int, rules: str | Rules = "rlcard") -> pd.Dat
     from uno_rl.agents import make_agent
     from uno_rl.core.rng import new_seeds
     from uno_rl.core.rules import load_rules
-    from uno_rl.eval.play import play_jobs
+    from uno_rl.eval.jobs import play_jobs
 
     rules = load_rules(rules, players=2)
     lineup = [make_agent("rule", rules), make_agent("random-playable", rules)]

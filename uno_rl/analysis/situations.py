@@ -408,7 +408,7 @@ def run_note(config: dict, field: pd.DataFrame) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    from uno_rl.durable import replace_durably
+    from uno_rl.plumbing.durable import replace_durably
 
     with replace_durably(str(path)) as tmp:
         Path(tmp).write_text(text)

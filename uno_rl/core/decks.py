@@ -23,7 +23,7 @@ listed has no copies. Every problem (an unknown symbol, a count that is not an i
 0 .. 127, an entry listed twice, a deck too small to deal from) raises
 :class:`DeckError` naming the file and the entry. So does a deck path that is not a file (a
 folder, a FIFO, a device, a symlink loop: each named as what it is, and never opened) or a
-file over :data:`~uno_rl.tomlfile.MAX_TOML_BYTES` (1 MB: a deck file is a few hundred bytes).
+file over :data:`~uno_rl.plumbing.tomlfile.MAX_TOML_BYTES` (1 MB: a deck file is a few hundred bytes).
 """
 
 from __future__ import annotations
@@ -37,8 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
-from uno_rl import resources
-from uno_rl.tomlfile import FileReadError, not_a_file, parsed_value_problem, read_small_file
+from uno_rl.plumbing import resources
+from uno_rl.plumbing.tomlfile import (
+    FileReadError,
+    not_a_file,
+    parsed_value_problem,
+    read_small_file,
+)
 
 from .cards import COLOR_NAMES
 from .layout import EXTENDED, SYMBOLS, Layout, layout_of_kinds

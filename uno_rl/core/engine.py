@@ -48,6 +48,7 @@ from .actions import (
     PASS,
     TARGET,
 )
+from .card_moves import draw_action, play_card
 from .cards import NUM_KINDS
 from .deal import reset, reset_games
 from .effects import accept, challenge, finish_play, swap_hands
@@ -55,7 +56,6 @@ from .layout import EXTENDED, TARGETED_FOUR, TARGETED_TWO
 from .masks import check_games, legal_mask
 from .new_cards import target_draw
 from .phases import JUMP, MULTI, OVER, PHASE_NAMES
-from .play import draw_action, play_card
 from .sampling import sample_legal_actions
 from .scoring import StepResult, close_step, match_winner
 from .state import State

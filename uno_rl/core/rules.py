@@ -24,8 +24,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from uno_rl import resources
-from uno_rl.tomlfile import FileReadError, not_a_file, parsed_value_problem, read_small_file
+from uno_rl.plumbing import resources
+from uno_rl.plumbing.tomlfile import (
+    FileReadError,
+    not_a_file,
+    parsed_value_problem,
+    read_small_file,
+)
 
 from .decks import Deck, DeckError, load_deck
 

@@ -1,7 +1,7 @@
 """The Benchmark page's table, from the rows ``uno_rl bench --json`` printed in one run.
 
 ``uno_rl bench --json > bench.json`` writes one JSON object per row (the fields of
-:class:`uno_rl.bench.BenchRow`); :func:`bench_table` turns them into the Markdown the
+:class:`uno_rl.programs.bench.command.BenchRow`); :func:`bench_table` turns them into the Markdown the
 Results pages include, every speed beside its ratio to RLCard's ``env.step`` loop measured in
 the same run.
 """

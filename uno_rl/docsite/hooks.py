@@ -6,10 +6,10 @@ replaces before the page is rendered:
 =============================================  ==============================================
 marker                                         replaced by
 =============================================  ==============================================
-``<!-- uno_rl table rules -->``                :func:`uno_rl.docsite.tables.rules_table`
-``<!-- uno_rl table presets -->``              :func:`uno_rl.docsite.tables.presets_table`
-``<!-- uno_rl table commands -->``             :func:`uno_rl.docsite.tables.commands_table`
-``<!-- uno_rl table train-config -->``         :func:`uno_rl.docsite.tables.train_config_table`
+``<!-- uno_rl table rules -->``                :func:`uno_rl.docsite.code_tables.rules_table`
+``<!-- uno_rl table presets -->``              :func:`uno_rl.docsite.code_tables.presets_table`
+``<!-- uno_rl table commands -->``             :func:`uno_rl.docsite.code_tables.commands_table`
+``<!-- uno_rl table train-config -->``         :func:`uno_rl.docsite.code_tables.train_config_table`
 ``<!-- uno_rl include PATH -->``               the file ``PATH`` (relative to ``mkdocs.yml``)
                                                without its first ``# `` title line
 =============================================  ==============================================
@@ -19,7 +19,7 @@ are shown as they are, never copied. An unknown marker, an unknown table or a mi
 fails the build with an error naming the page and the marker.
 
 The hook also adds the API reference pages (``reference/*.md``, from
-:func:`uno_rl.docsite.reference.reference_pages`): they are generated, not kept in ``docs/``.
+:func:`uno_rl.docsite.api_pages.reference_pages`): they are generated, not kept in ``docs/``.
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ from pathlib import Path
 from typing import Any
 
 import uno_rl
-from uno_rl.docsite import reference, tables
+from uno_rl.docsite import api_pages, code_tables
 
 __all__ = ["TABLES", "expand", "on_files", "on_page_markdown"]
 
 #: Table name -> the function rendering it.
 TABLES: dict[str, Callable[[], str]] = {
-    "rules": tables.rules_table,
-    "presets": tables.presets_table,
-    "commands": tables.commands_table,
-    "train-config": tables.train_config_table,
+    "rules": code_tables.rules_table,
+    "presets": code_tables.presets_table,
+    "commands": code_tables.commands_table,
+    "train-config": code_tables.train_config_table,
 }
 
 _MARKER = re.compile(r"^<!-- uno_rl (?P<what>\S+)(?: (?P<arg>.*?))? -->[ \t]*$", re.MULTILINE)
@@ -92,7 +92,7 @@ def on_files(files: Any, *, config: Any) -> Any:
     from mkdocs.structure.files import File
 
     try:
-        pages = reference.reference_pages(Path(uno_rl.__file__).parent)
+        pages = api_pages.reference_pages(Path(uno_rl.__file__).parent)
     except ValueError as error:
         raise PluginError(str(error)) from None
     for src_uri, content in pages.items():

@@ -28,7 +28,7 @@ tables/benchmark.md              the rows of ``RUNS_DIR/bench.json`` (``--bench 
 ===============================  =============================================================
 
 A run is finished when an experiment has written its ``DONE`` marker
-(:mod:`uno_rl.experiment`), and when a training run has written its ``policy.pt`` and, if its
+(:mod:`uno_rl.programs.experiment`), and when a training run has written its ``policy.pt`` and, if its
 config asks for one, its final evaluation (``final_eval/agents.parquet``: the last thing
 ``uno_rl train`` writes). Run folders are named by their start time, so the newest is the
 last by name. ``--quick`` reads the ``NAME-quick`` runs (``uno_rl experiment NAME --quick``;
@@ -52,8 +52,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from uno_rl.cli import CliParser, fail
 from uno_rl.eval.outputs import check_output_folder
+from uno_rl.plumbing.cli import CliParser, fail
 
 from . import bench_table
 from . import results_figures as figures

@@ -19,7 +19,7 @@ import pandas as pd
 from uno_rl.analysis.quick import is_quick, quick_note
 from uno_rl.analysis.situations import run_note
 from uno_rl.eval.summary import MATCH_COLUMNS
-from uno_rl.experiment import summarize
+from uno_rl.experiments.overview import summarize
 
 __all__ = [
     "EVAL_MEASURES",
@@ -148,7 +148,7 @@ def editions_frame(run: RunInfo) -> pd.DataFrame:
     """The heuristics of an ``editions`` run on each deck, over their single-round match-ups
     against each other: one row per ``deck``, ``players`` (int) and ``agent`` with
     ``rounds`` (int: the agent's rounds over all its match-ups), ``points``, ``win_rate`` and
-    their bounds (weighted over the match-ups as :func:`uno_rl.experiment.summarize` does).
+    their bounds (weighted over the match-ups as :func:`uno_rl.experiments.overview.summarize` does).
     Only the match-ups played on every deck count, so that every deck is compared on the same
     opponents (the shipped bot, on the classic deck only, is left out)."""
     decks = {c["variant"]: c["rules"]["deck"] for c in run.config["cells"]}

@@ -1,6 +1,6 @@
 """How fast a line-up plays, measured in a fraction of a second (for :mod:`.estimate`).
 
-Games are played in lockstep (:func:`~uno_rl.eval.play.play_jobs`): every step, each live
+Games are played in lockstep (:func:`~uno_rl.eval.jobs.play_jobs`): every step, each live
 game takes one decision. A step costs a fixed part (the engine's and the agents' calls) and a
 part per live game, so a chunk of ``N`` games played ``W`` at a time, ``L`` decisions each,
 takes about::
@@ -28,7 +28,7 @@ import numpy as np
 from uno_rl.agents import make_agent
 from uno_rl.core.rules import Rules
 
-from .play import play_jobs
+from .jobs import play_jobs
 from .tournament import Chunk
 
 __all__ = ["TAIL_ROUNDS", "Speed", "measure"]

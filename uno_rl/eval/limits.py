@@ -22,7 +22,7 @@ import math
 import os
 from pathlib import Path
 
-from .play import Outcomes
+from .jobs import Outcomes
 
 __all__ = [
     "MAX_CELLS",
@@ -129,7 +129,7 @@ def check_total_games(games: int, match: bool, subject: str, fix: str) -> None:
 
 def bytes_per_game(players: int) -> int:
     """Bytes a kept round (or match) takes at ``players`` seats (its row of every
-    :class:`~uno_rl.eval.play.Outcomes` array)."""
+    :class:`~uno_rl.eval.jobs.Outcomes` array)."""
     outcomes = Outcomes.empty(1, players)
     return sum(getattr(outcomes, f.name).nbytes for f in dataclasses.fields(outcomes))
 

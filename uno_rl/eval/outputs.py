@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from uno_rl.tomlfile import not_a_file
+from uno_rl.plumbing.tomlfile import not_a_file
 
 __all__ = ["check_output_folder"]
 

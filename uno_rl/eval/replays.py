@@ -32,11 +32,11 @@ import numpy as np
 
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
-from uno_rl.durable import write_text_durably
+from uno_rl.plumbing.durable import write_text_durably
 from uno_rl.replays import Replay, Violation, outcome_of, save, simulate
 from uno_rl.replays.batch import ActionLog
 
-from .play import IllegalActionError, Outcomes
+from .jobs import IllegalActionError, Outcomes
 from .tournament import Chunk, Matchup, play_chunk, rules_key
 
 __all__ = [
@@ -152,7 +152,7 @@ def random_picks(
 class SampledRecorder:
     """Records one chunk's games and keeps those that may belong to the sample.
 
-    Implements :class:`uno_rl.eval.play.Recorder`. Jobs are numbered in the match-up (global):
+    Implements :class:`uno_rl.eval.jobs.Recorder`. Jobs are numbered in the match-up (global):
     the chunk's job ``j`` is ``chunk.first_deal * P + j``.
 
     Args:
@@ -245,7 +245,7 @@ class SampledRecorder:
             actions=tuple(actions),
             violation=violation,
             source={
-                "program": "uno_rl.evaluate",
+                "program": "uno_rl.programs.evaluate",
                 "matchup": " | ".join(self.lineup),
                 "deal": global_job // p,
                 "rotation": global_job % p,
@@ -279,7 +279,7 @@ class SampledRecorder:
 
 @dataclasses.dataclass
 class SampledOutcomes(Outcomes):
-    """A chunk's :class:`~uno_rl.eval.play.Outcomes` and the games it kept for the sample."""
+    """A chunk's :class:`~uno_rl.eval.jobs.Outcomes` and the games it kept for the sample."""
 
     kept: list[Kept] = dataclasses.field(default_factory=list)
 
@@ -290,7 +290,7 @@ def play_sampled_chunk(
     """Play ``chunk`` like :func:`~uno_rl.eval.tournament.play_chunk`, recording the sample.
 
     ``picks``: each match-up's jobs drawn by ``random:K``. An illegal action raises
-    :class:`~uno_rl.eval.play.IllegalActionError` with the game's replay (``violations``).
+    :class:`~uno_rl.eval.jobs.IllegalActionError` with the game's replay (``violations``).
     """
     recorder = SampledRecorder(chunk, sample, picks.get(chunk.matchup_index, ()))
     outcomes = play_chunk(chunk, on_finished, recorder)
@@ -402,7 +402,7 @@ def _index_row(path: Path, variant: str, matchup: Matchup, replay: Replay, reaso
 
 
 def _write_index(folder: Path, rows: list[dict]) -> None:
-    """``index.csv`` of the saved replays, written durably (:mod:`uno_rl.durable`)."""
+    """``index.csv`` of the saved replays, written durably (:mod:`uno_rl.plumbing.durable`)."""
     names = ["file", "variant", "players", "matchup", "seats", "deal", "rotation", "decisions",
              "winner", "truncated", "reasons"]  # fmt: skip
     text = io.StringIO()

@@ -12,16 +12,15 @@ import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents import make_agent
-from uno_rl.cli import MAX_COUNT, check_float, check_int, check_seed
 from uno_rl.core.rules import Rules, load_rules
-from uno_rl.durable import replace_durably
-from uno_rl.processes import MAX_WORKERS
+from uno_rl.plumbing.cli import MAX_COUNT, check_float, check_int, check_seed
+from uno_rl.plumbing.durable import replace_durably
+from uno_rl.plumbing.processes import MAX_WORKERS
 
 from .backends import make_executor
 from .estimate import Work, estimate, notice
-from .labels import switches_label, variant_name
+from .jobs import IllegalActionError
 from .limits import check_cell_memory, check_matchup_count, check_total_games, number, plural
-from .play import IllegalActionError
 from .replays import ReplayRequest, merge_sample, sampled_task, save_violation, write_sample
 from .summary import agent_table, deal_table, pair_table, rating_table, seat_table
 from .tournament import (
@@ -32,6 +31,7 @@ from .tournament import (
     play_chunk,
     play_chunks,
 )
+from .variant_names import switches_label, variant_name
 
 __all__ = [
     "MAX_MATCHES",
@@ -71,8 +71,8 @@ def check_count(count: int, match: bool, name: str | None = None) -> int:
 
 def check_settings(seed: int, workers: int | None, confidence: float, rating_rounds: int) -> None:
     """The run-wide settings of an evaluation, checked before any game: a seed in
-    [0, 2^63 - 1], 1 to :data:`~uno_rl.processes.MAX_WORKERS` workers, a confidence in
-    (0, 1), 0 to :data:`~uno_rl.cli.MAX_COUNT` rating rounds; ``ValueError`` naming the bad
+    [0, 2^63 - 1], 1 to :data:`~uno_rl.plumbing.processes.MAX_WORKERS` workers, a confidence in
+    (0, 1), 0 to :data:`~uno_rl.plumbing.cli.MAX_COUNT` rating rounds; ``ValueError`` naming the bad
     one."""
     check_seed(seed)
     if workers is not None:
@@ -99,7 +99,7 @@ def default_workers() -> int:
 
 
 def variant_label(preset: str, switches: dict[str, Any], base: Rules | None = None) -> str:
-    """The short label (:func:`uno_rl.eval.labels.variant_name`): the preset and the switches,
+    """The short label (:func:`uno_rl.eval.variant_names.variant_name`): the preset and the switches,
     sorted by name, whose value differs from ``base`` (the preset's own rules; without it every
     switch is named): ``official`` or ``official, stacking=any``."""
     items = sorted(switches.items())
@@ -149,7 +149,7 @@ class Evaluation:
 def write_atomic(table: pd.DataFrame, stem: str, csv: bool = True) -> None:
     """``stem.parquet`` and ``stem.csv`` (unless not ``csv``), each written durably and
     atomically (a temporary file, ``fsync``, rename, ``fsync`` of the folder:
-    :func:`uno_rl.durable.replace_durably`), so that what a resumed run reads back survives a
+    :func:`uno_rl.plumbing.durable.replace_durably`), so that what a resumed run reads back survives a
     crash or a power cut."""
     writers = ((".parquet", _to_parquet), (".csv", _to_csv))
     for suffix, writer in writers if csv else writers[:1]:
@@ -326,7 +326,7 @@ def evaluate_variant(
     games (rounds or matches) rated. ``pool``: a :func:`~uno_rl.eval.tournament.worker_pool`
     to reuse across calls; ``deal_scores``: also the ``deals`` table; ``replays``: save a
     sample of the games (:mod:`.replays`); an
-    illegal action's replay is saved before its :class:`~uno_rl.eval.play.IllegalActionError`
+    illegal action's replay is saved before its :class:`~uno_rl.eval.jobs.IllegalActionError`
     propagates (``error.replay_path``).
     """
     check_count(rounds, rules.match)

@@ -81,7 +81,7 @@ import pandas as pd
 from uno_rl.agents.labels import agent_labels
 from uno_rl.core.state import STAT_NAMES
 
-from .play import Outcomes
+from .jobs import Outcomes
 from .stats import RATE_DIFFERENCE, paired_test, ratio_interval, wilson_interval
 from .tournament import Matchup
 

@@ -30,11 +30,11 @@ from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, w
 
 import numpy as np
 
-from uno_rl import processes
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core.rules import Rules
+from uno_rl.plumbing import processes
 
-from .play import Outcomes, Recorder, play_jobs
+from .jobs import Outcomes, Recorder, play_jobs
 
 __all__ = [
     "CHUNK_DEALS",
@@ -275,7 +275,7 @@ def _one_thread_per_worker() -> None:
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes for :func:`play_chunks` (started as
-    :func:`uno_rl.processes.process_context` says; they end when this process dies)."""
+    :func:`uno_rl.plumbing.processes.process_context` says; they end when this process dies)."""
     return processes.worker_pool(workers, _one_thread_per_worker)
 
 

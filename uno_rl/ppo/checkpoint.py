@@ -2,7 +2,7 @@
 
 A checkpoint is a dict of tensors and plain Python values only (NumPy arrays are stored as
 tensors), so loading never runs pickled code. Writing is durable
-(:func:`uno_rl.durable.replace_durably`: a temporary file beside ``NAME``, flushed, ``fsync``-ed,
+(:func:`uno_rl.plumbing.durable.replace_durably`: a temporary file beside ``NAME``, flushed, ``fsync``-ed,
 renamed over ``NAME``, the folder ``fsync``-ed): a run killed (or a machine losing power) while
 writing leaves the previous checkpoint intact. A path that is not a file (a folder, a FIFO, a
 device), a file that cannot be read (no permission), one that is truncated, corrupt, of another
@@ -20,8 +20,8 @@ import numpy as np
 import torch
 
 from uno_rl.core.decks import MAX_CARDS as MAX_DECK_CARDS
-from uno_rl.durable import replace_durably
-from uno_rl.tomlfile import not_a_file
+from uno_rl.plumbing.durable import replace_durably
+from uno_rl.plumbing.tomlfile import not_a_file
 
 from .config import MAX_LAYERS, MAX_WIDTH
 from .network import CLASSIC_DECK_SIZE, LAYOUTS

@@ -10,7 +10,7 @@ Every value is checked in one place, :meth:`TrainConfig.__post_init__`, whicheve
 (a TOML file, the command line, a resumed run's ``config.json`` through
 :func:`config_from_dict`; each field by :func:`uno_rl.ppo.config_checks.check_field`): its
 type (``true`` is not a number, ``2.5`` not a count), finite numbers only (``nan`` and ``inf``
-are refused), each field's range (counts at most :data:`uno_rl.cli.MAX_COUNT`, seeds in
+are refused), each field's range (counts at most :data:`uno_rl.plumbing.cli.MAX_COUNT`, seeds in
 [0, 2^63 - 1]) or choices, a safe run ``name`` (one folder under ``--runs-dir``), then the
 rules between fields.
 
@@ -31,11 +31,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from uno_rl.cli import MAX_SEED, parse_switch, parse_toml_value
 from uno_rl.core.layout import EXTENDED_PIECES
 from uno_rl.core.observe_layout import PIECES
 from uno_rl.core.rules import Rules, load_rules
-from uno_rl.tomlfile import read_toml
+from uno_rl.plumbing.cli import MAX_SEED, parse_switch, parse_toml_value
+from uno_rl.plumbing.tomlfile import read_toml
 
 from .config_checks import TrainConfigError
 from .config_checks import check_field as _check_field
@@ -262,7 +262,7 @@ class TrainConfig:
                     f"{name}: must be a list of non-empty names, got {_show(getattr(self, name))}"
                 )
         # The final evaluation's size depends on the rules' unit: checked with the rules
-        # (uno_rl.train.training_rules).
+        # (uno_rl.programs.train.training_rules).
         if self.eval_every and not self.eval_agents:
             raise TrainConfigError("eval_agents: name at least one agent when eval_every > 0")
         for key, value in self.switches.items():

@@ -5,7 +5,7 @@ a count), finite numbers only, its range or choices. Each failure is a
 
 A field is declared with :func:`config_field`: its default, its ``doc`` (what ``--help`` and
 the docs site show) and its checks: ``low``, ``high`` (counts default to at most
-:data:`uno_rl.cli.MAX_COUNT`), ``choices``, or ``auto`` (a count that may also be the text
+:data:`uno_rl.plumbing.cli.MAX_COUNT`), ``choices``, or ``auto`` (a count that may also be the text
 ``"auto"``, resolved by :meth:`uno_rl.ppo.config.TrainConfig.eval_size`).
 """
 
@@ -15,7 +15,7 @@ import dataclasses
 import math
 from typing import Any
 
-from uno_rl.cli import MAX_COUNT
+from uno_rl.plumbing.cli import MAX_COUNT
 
 __all__ = ["TrainConfigError", "check_field", "config_field", "field_kind", "is_int", "shown"]
 

@@ -92,7 +92,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from uno_rl.durable import append_durably, fsync_folder, replace_durably
+from uno_rl.plumbing.durable import append_durably, fsync_folder, replace_durably
 
 __all__ = ["STEP", "TIMING_KEYS", "RunLogger", "hparam_values", "read_rows"]
 

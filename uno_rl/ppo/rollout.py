@@ -1,6 +1,6 @@
 """Rollout sources: where each update's transitions come from (``backend`` in the config).
 
-The trainer (:mod:`uno_rl.train`) asks its source for one :class:`Rollout` per update and runs
+The trainer (:mod:`uno_rl.programs.train`) asks its source for one :class:`Rollout` per update and runs
 the PPO update on it. Sources:
 
 - :class:`LocalSource` (``backend = "local"``): one :class:`Collector` over every game, in

@@ -24,8 +24,8 @@ from typing import Any
 import torch
 
 from uno_rl.core.rules import RulesError, load_rules
-from uno_rl.durable import fsync_folder, write_text_durably
-from uno_rl.tomlfile import FileReadError, parsed_value_problem, read_small_file
+from uno_rl.plumbing.durable import fsync_folder, write_text_durably
+from uno_rl.plumbing.tomlfile import FileReadError, parsed_value_problem, read_small_file
 
 from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
 from .config import TrainConfig, TrainConfigError, config_from_dict

@@ -12,7 +12,7 @@ The command line viewer is ``python -m uno_rl.replay FILE``.
 
 from .format import Outcome, Replay, ReplayError, Violation, from_dict, load, save, to_dict
 from .record import AgentSeat, GameRecorder, play_game
-from .simulate import Decision, deal, outcome_of, simulate, steps, verify
+from .rerun import Decision, deal, outcome_of, simulate, steps, verify
 
 __all__ = [
     "AgentSeat",

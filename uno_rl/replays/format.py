@@ -8,9 +8,9 @@ is one game: a single round, or a whole match when ``rules.match`` is on.
 File layout (version 1, a JSON object; every key is required, no other key is allowed)::
 
     {
-      "format": "uno_rl.replay",
+      "format": "uno_rl.programs.replay",
       "version": 1,
-      "source": {"program": "uno_rl.play", ...},   # free-form: who saved it and why
+      "source": {"program": "uno_rl.programs.play", ...},   # free-form: who saved it and why
       "preset": "official",                         # the preset the rules came from, or null
       "rules": {"players": 2, "hand_size": 7, ...}, # every Rules field (uno_rl.core.Rules)*
       "deck": {"red 0": 1, "red 1": 2, ...},        # the deck's cards (copies of each kind)**
@@ -31,7 +31,7 @@ cards changed since, raises :class:`ReplayError` in one line. A file without the
 before decks existed) is played on its ``rules.deck``.
 
 :func:`load` checks all of it and, by default, plays the actions again
-(:func:`uno_rl.replays.simulate.verify`): an action that is not legal, a seat that is not the
+(:func:`uno_rl.replays.rerun.verify`): an action that is not legal, a seat that is not the
 one to act, or an outcome the actions do not reproduce raises :class:`ReplayError` naming the
 step (``actions[k]``).
 """
@@ -50,11 +50,11 @@ import numpy as np
 
 from uno_rl.core.decks import DeckError
 from uno_rl.core.rules import Rules, RulesError
-from uno_rl.durable import write_text_durably
-from uno_rl.tomlfile import FileReadError, read_small_file
+from uno_rl.plumbing.durable import write_text_durably
+from uno_rl.plumbing.tomlfile import FileReadError, read_small_file
 
 from .model import Outcome, Replay, ReplayError, Violation
-from .simulate import verify as verify_replay
+from .rerun import verify as verify_replay
 
 __all__ = [
     "FORMAT",
@@ -70,7 +70,7 @@ __all__ = [
     "to_json",
 ]
 
-FORMAT = "uno_rl.replay"
+FORMAT = "uno_rl.programs.replay"
 VERSION = 1
 _KEYS = ("format", "version", "source", "preset", "rules", "deck", "seats", "seed", "actions",
          "outcome", "violation")  # fmt: skip
@@ -159,7 +159,7 @@ def _dump(value: Any, indent: str) -> str:
 
 def save(replay: Replay, path: str | os.PathLike[str]) -> Path:
     """Write ``replay`` to ``path`` atomically and durably (a temporary file in the same
-    folder, ``fsync``, ``os.replace``: :func:`uno_rl.durable.write_text_durably`): a reader
+    folder, ``fsync``, ``os.replace``: :func:`uno_rl.plumbing.durable.write_text_durably`): a reader
     never sees half a file. Creates missing parent folders."""
     path = Path(path)
     write_text_durably(path, to_json(replay))

@@ -24,7 +24,7 @@ from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
 
 from .format import Replay, Violation
-from .simulate import Decision, outcome_of, simulate
+from .rerun import Decision, outcome_of, simulate
 
 __all__ = ["AgentSeat", "Decider", "GameRecorder", "play_game"]
 

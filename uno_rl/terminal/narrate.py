@@ -37,7 +37,7 @@ from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
 from uno_rl.render.safe import printable
 from uno_rl.replays.format import Outcome
-from uno_rl.replays.simulate import Decision
+from uno_rl.replays.rerun import Decision
 
 from .narrate_cards import TARGETED, NewCards, first_new_card
 from .style import Style

@@ -16,9 +16,8 @@ from typing import Any
 
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core.rules import RulesError, load_rules
-
-from .config_checks import check_keys, fail, integer, non_empty_list
-from .run import MAX_ROUNDS
+from uno_rl.eval.run import MAX_ROUNDS
+from uno_rl.experiments.config_checks import check_keys, fail, integer, non_empty_list
 
 __all__ = ["BEHAVIOUR_KEYS", "behaviour_entries"]
 
@@ -32,7 +31,7 @@ def behaviour_entries(path: str, entries: Any) -> tuple[dict, ...]:
     and switches the rules accept, agents that exist under them, a positive number of rounds)
     and with their defaults filled in: ``preset``, ``players``, ``switches``, ``agents``,
     ``opponent``, ``rounds``. None (no entry) gives ``()``; a bad entry raises
-    :class:`~uno_rl.eval.config_checks.ConfigError` naming it."""
+    :class:`~uno_rl.experiments.config_checks.ConfigError` naming it."""
     if entries is None:
         return ()
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):

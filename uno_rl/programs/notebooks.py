@@ -1,7 +1,7 @@
 """Copy the analysis notebooks into a folder: ``uno_rl notebooks [DIR]``.
 
 The notebooks (``bluff``, ``editions`` and ``variants``: the figures of the shipped
-experiments) ship with the package in ``uno_rl/data/notebooks`` (:func:`uno_rl.resources.data_dir`;
+experiments) ship with the package in ``uno_rl/data/notebooks`` (:func:`uno_rl.plumbing.resources.data_dir`;
 in the repository a link to ``notebooks/``, in the wheel a copy). The command writes them into
 ``DIR`` (default ``notebooks``, made if missing): a file there that is the same is left as it
 is, one that differs is replaced only with ``--force``; otherwise nothing is written and one
@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from uno_rl import resources
-from uno_rl.cli import CliParser, print_error
-from uno_rl.durable import write_bytes_durably
+from uno_rl.plumbing import resources
+from uno_rl.plumbing.cli import CliParser, print_error
+from uno_rl.plumbing.durable import write_bytes_durably
 
 __all__ = ["build_parser", "copy_notebooks", "main", "next_steps", "shipped_notebooks"]
 
@@ -171,7 +170,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{what:<9}  {target}")
     print(next_steps(args.folder))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Benchmark rows of peers (:mod:`uno_rl.bench`): MaskablePPO over the SB3 adapter against
+"""Benchmark rows of peers (:mod:`uno_rl.programs.bench.command`): MaskablePPO over the SB3 adapter against
 one Gymnasium env, and RLCard's UNO ``env.step`` loop. Both need an optional extra (``sb3``,
 ``rlcard``) and import it only when the row runs."""
 
@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from .bench_timing import StepFn, log, measure, measure_pair
+from uno_rl.programs.bench.timing import StepFn, log, measure, measure_pair
 
 #: The maskable-ppo rows: games of the adapter, samples per update (rollout), minibatch, epochs.
 SB3_GAMES = 128
@@ -104,7 +104,7 @@ def rlcard_stepper(players: int, seed: int) -> tuple[StepFn, int, str]:
 
 
 def rlcard_record(players: int, timing: dict[str, float], note: str) -> dict:
-    """The ``rlcard-step`` row of a timing (:func:`uno_rl.bench_timing.measure`)."""
+    """The ``rlcard-step`` row of a timing (:func:`uno_rl.programs.bench.timing.measure`)."""
     return {
         "name": "rlcard-step",
         "players": players,

@@ -17,9 +17,8 @@ import difflib
 from typing import Any
 
 from uno_rl.core.rules import Rules
-
-from .config_checks import check_keys, fail, integer, non_empty_list
-from .run import MAX_MATCHES, MAX_ROUNDS
+from uno_rl.eval.run import MAX_MATCHES, MAX_ROUNDS
+from uno_rl.experiments.config_checks import check_keys, fail, integer, non_empty_list
 
 __all__ = ["FOCUS_KEYS", "focus_entries", "matches_focus"]
 
@@ -29,7 +28,7 @@ FOCUS_KEYS = {"presets", "players", "switches", "rounds", "matches"}
 
 def focus_entries(path: str, value: Any, pre: str = "") -> list[dict]:
     """The ``[[focus]]`` entries at ``pre`` (``""`` or ``part[i].``) of the config at ``path``,
-    validated (raises :class:`~uno_rl.eval.config_checks.ConfigError` naming the entry)."""
+    validated (raises :class:`~uno_rl.experiments.config_checks.ConfigError` naming the entry)."""
     if not isinstance(value, list) or not all(isinstance(f, dict) for f in value):
         raise fail(path, f"{pre}focus", "must be an array of tables ([[focus]])")
     for i, entry in enumerate(value):

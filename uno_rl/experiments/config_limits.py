@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from uno_rl.core.rules import RulesError, read_preset
-
-from . import limits
-from .config_checks import fail
-from .limits import number, plural
-from .run import MAX_MATCHES, MAX_ROUNDS
+from uno_rl.eval import limits
+from uno_rl.eval.limits import number, plural
+from uno_rl.eval.run import MAX_MATCHES, MAX_ROUNDS
+from uno_rl.experiments.config_checks import fail
 
 __all__ = ["check_cell_sizes", "check_grid_sizes"]
 
@@ -63,7 +62,7 @@ class _Section:
 
 
 def check_grid_sizes(path: str, sections: Sequence[tuple[str, dict]]) -> None:
-    """Raise :class:`~uno_rl.eval.config_checks.ConfigError` when the ``sections`` (``(key
+    """Raise :class:`~uno_rl.experiments.config_checks.ConfigError` when the ``sections`` (``(key
     prefix, table)``) make more than :data:`~uno_rl.eval.limits.MAX_CELLS` cells, a cell
     more than :data:`~uno_rl.eval.limits.MAX_MATCHUPS` match-ups, all cells more than
     :data:`~uno_rl.eval.limits.MAX_EXPERIMENT_MATCHUPS`, or more rounds or matches than one
@@ -213,7 +212,7 @@ def _matchups_text(section: _Section) -> str:
 
 
 def check_cell_sizes(path: str, cells: Sequence[Any]) -> None:
-    """Raise :class:`~uno_rl.eval.config_checks.ConfigError` when the built ``cells`` ask
+    """Raise :class:`~uno_rl.experiments.config_checks.ConfigError` when the built ``cells`` ask
     more rounds or matches in all than one run may play, or a cell's results would not fit in
     memory (:mod:`uno_rl.eval.limits`)."""
     for match, unit in ((False, "rounds"), (True, "matches")):

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from uno_rl.tomlfile import not_a_file
+from uno_rl.plumbing.tomlfile import not_a_file
 
 __all__ = [
     "DurableWriteError",

@@ -68,7 +68,7 @@ Everything is checked before any
 game is played: unknown keys, unknown presets, agents or parameters, impossible values (a
 ``table`` needing as many agents as players, a switch the rules reject) raise
 :class:`ConfigError` naming the key; so is a config larger than the computer can hold (too
-many cells, match-ups, rounds in all, or results for memory: :mod:`uno_rl.eval.config_limits`),
+many cells, match-ups, rounds in all, or results for memory: :mod:`uno_rl.experiments.config_limits`),
 counted from the lengths of its lists before any cell is built.
 """
 
@@ -81,22 +81,21 @@ from pathlib import Path
 from typing import Any
 
 from uno_rl.agents import AgentError, make_agent
-from uno_rl.cli import MAX_COUNT, MAX_SEED
 from uno_rl.core.rules import Rules, RulesError, load_rules, read_preset
-from uno_rl.tomlfile import read_toml
-
-from .config_behaviour import behaviour_entries
-from .config_checks import ConfigError
-from .config_checks import check_keys as _check_keys
-from .config_checks import fail as _fail
-from .config_checks import integer as _int
-from .config_checks import non_empty_list as _list
-from .config_focus import focus_entries as _focus
-from .config_focus import matches_focus as _matches
-from .config_limits import check_cell_sizes, check_grid_sizes
-from .labels import switches_label, variant_name
-from .run import MAX_MATCHES, MAX_ROUNDS
-from .tournament import MODES, Matchup, cross_matchups, make_matchups
+from uno_rl.eval.run import MAX_MATCHES, MAX_ROUNDS
+from uno_rl.eval.tournament import MODES, Matchup, cross_matchups, make_matchups
+from uno_rl.eval.variant_names import switches_label, variant_name
+from uno_rl.experiments.config_behaviour import behaviour_entries
+from uno_rl.experiments.config_checks import ConfigError
+from uno_rl.experiments.config_checks import check_keys as _check_keys
+from uno_rl.experiments.config_checks import fail as _fail
+from uno_rl.experiments.config_checks import integer as _int
+from uno_rl.experiments.config_checks import non_empty_list as _list
+from uno_rl.experiments.config_focus import focus_entries as _focus
+from uno_rl.experiments.config_focus import matches_focus as _matches
+from uno_rl.experiments.config_limits import check_cell_sizes, check_grid_sizes
+from uno_rl.plumbing.cli import MAX_COUNT, MAX_SEED
+from uno_rl.plumbing.tomlfile import read_toml
 
 __all__ = [
     "ANALYSES",
@@ -117,11 +116,11 @@ _TOP = {
 _PART = {"description", "rounds", "matches", "grid", "agents", "focus"}
 _GRID = {"presets", "players", "switches"}
 _AGENTS = {"specs", "mode", "focal", "opponents"}
-#: Post-processing steps a config may name: the module, its function that writes the outputs
-#: into the run folder, and its function that returns their summary as text.
+#: Post-processing steps a config may name, with what each is (the runner's
+#: :func:`~uno_rl.experiments.runner.write_analysis` runs them).
 ANALYSES = {
-    "bluff": ("uno_rl.analysis.study", "write_bluff_study", "study_summary"),
-    "bluff-when": ("uno_rl.analysis.situations", "write_situation_study", "situation_summary"),
+    "bluff": "the bluff study (uno_rl.analysis.study)",
+    "bluff-when": "when a +4 bluff pays (uno_rl.analysis.situations)",
 }
 #: The analyses that read each match-up's scores deal by deal (the run keeps ``deals``).
 DEAL_ANALYSES = frozenset({"bluff-when"})

@@ -9,7 +9,7 @@ is looked up in the folders of its environment variable (``UNO_RL_PRESETS``,
 
 The shipped folders are ``uno_rl/data/{envs,agents,experiments}``, found with
 :mod:`importlib.resources` (:func:`data_dir`); ``uno_rl/data/notebooks`` holds the analysis
-notebooks that ``uno_rl notebooks`` copies (:mod:`uno_rl.notebooks`). In the repository the
+notebooks that ``uno_rl notebooks`` copies (:mod:`uno_rl.programs.notebooks`). In the repository the
 top-level ``envs/``, ``agents/``, ``experiments/`` and ``notebooks/`` are the source of truth:
 ``uno_rl/data/*`` are symbolic links to them (so a clone works with or without an editable
 install), and the wheel build (hatchling's ``force-include`` in ``pyproject.toml``) copies the
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from uno_rl.plumbing.tomlfile import FileReadError, read_small_file
 from uno_rl.render.safe import printable
-from uno_rl.tomlfile import FileReadError, read_small_file
 
 __all__ = [
     "KINDS",

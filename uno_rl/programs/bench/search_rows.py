@@ -16,8 +16,7 @@ import numpy as np
 from uno_rl.agents import make_agent
 from uno_rl.core import engine
 from uno_rl.core.rng import new_seeds
-
-from .bench_timing import StepFn, measure
+from uno_rl.programs.bench.timing import StepFn, measure
 
 __all__ = ["PIMC_GAMES", "QUICK_PIMC", "pimc_row", "play_step", "search_stepper"]
 

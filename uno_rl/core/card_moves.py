@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rng
-from .cards import KIND_COLOR, NUM_KINDS, WILD, WILD_DRAW_FOUR
-from .effects import finish_play, play_last_card
-from .legality import draw_four_legal, playable
-from .new_cards import boomerang_return, discard_all, press
-from .phases import DRAWN, MULTI, PLAY, RESPOND
-from .piles import draw_cards, draw_one
-from .state import State
-from .turns import start_turn
-from .views import flat_view, hand_of, next_seat, seat_rows
+from uno_rl.core import rng
+from uno_rl.core.cards import KIND_COLOR, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from uno_rl.core.effects import finish_play, play_last_card
+from uno_rl.core.legality import draw_four_legal, playable
+from uno_rl.core.new_cards import boomerang_return, discard_all, press
+from uno_rl.core.phases import DRAWN, MULTI, PLAY, RESPOND
+from uno_rl.core.piles import draw_cards, draw_one
+from uno_rl.core.state import State
+from uno_rl.core.turns import start_turn
+from uno_rl.core.views import flat_view, hand_of, next_seat, seat_rows
 
 
 def draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:

@@ -18,8 +18,7 @@ from uno_rl.core import engine
 from uno_rl.core.engine import StepResult
 from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.state import State
-
-from .model import Outcome, Replay, ReplayError
+from uno_rl.replays.model import Outcome, Replay, ReplayError
 
 __all__ = ["Decision", "deal", "outcome_of", "simulate", "steps", "verify"]
 

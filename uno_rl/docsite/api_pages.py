@@ -32,7 +32,12 @@ PAGES: dict[str, tuple[str, str]] = {
     ),
     "eval": (
         "Evaluation",
-        "Duplicate-deal tournaments, statistics, ratings, tables, experiment configs.",
+        "Duplicate-deal tournaments, statistics, ratings, tables, time estimates and limits.",
+    ),
+    "experiments": (
+        "Experiments",
+        "Experiment configs (a grid of rules, player counts and agents) and the runner that "
+        "plays and resumes them.",
     ),
     "replays": ("Replays", "The JSON replay format: record, save, load, play again."),
     "analysis": (
@@ -45,15 +50,25 @@ PAGES: dict[str, tuple[str, str]] = {
         "Documentation site",
         "What builds this site: generated tables, markers, docstrings as Markdown.",
     ),
+    "plumbing": (
+        "Plumbing",
+        "What every layer shares: command-line parsing and error lines, durable writes, worker "
+        "processes, the data folders, small TOML files.",
+    ),
+    "programs": (
+        "Programs",
+        "One module per `uno_rl` subcommand, and the benchmark.",
+    ),
     "": (
-        "Programs and shared modules",
-        "The `uno_rl` command, its programs, and the small modules every layer shares.",
+        "The front door",
+        "The `uno_rl` command and the `python -m uno_rl.X` entry points that hand over to it.",
     ),
 }
 
 
 def public_modules(package_dir: Path, sub: str) -> list[str]:
-    """Dotted names of the public modules of sub-package ``sub`` ("" for the top level)."""
+    """Dotted names of the public modules of sub-package ``sub`` ("" for the top level), its
+    own sub-packages' after its modules (``uno_rl.programs.bench``)."""
     folder = package_dir / sub if sub else package_dir
     base = ".".join(["uno_rl", sub]) if sub else "uno_rl"
     names = [base] if (folder / "__init__.py").exists() else []
@@ -62,7 +77,11 @@ def public_modules(package_dir: Path, sub: str) -> list[str]:
         for path in sorted(folder.glob("*.py"))
         if path.stem != "__init__" and (not path.stem.startswith("_") or path.stem == "__main__")
     ]
-    return names
+    if sub:
+        for inner in sorted(folder.iterdir()):
+            if inner.is_dir() and (inner / "__init__.py").exists():
+                names += public_modules(package_dir, f"{sub}/{inner.name}")
+    return [name.replace("/", ".") for name in names]
 
 
 def reference_pages(package_dir: Path) -> dict[str, str]:
@@ -86,9 +105,12 @@ def reference_pages(package_dir: Path) -> dict[str, str]:
         lines = [f"# {title}", "", intro, ""]
         for name in public_modules(package_dir, sub):
             lines.append(f"::: {name}")
-            if name == f"uno_rl.{sub}" or name == "uno_rl":
+            if (
+                name == "uno_rl"
+                or (package_dir.parent / name.replace(".", "/") / "__init__.py").exists()
+            ):
                 # A package's own page lists its modules below; its members are theirs.
                 lines += ["    options:", "      members: false"]
             lines.append("")
-        pages[f"reference/{sub or 'programs'}.md"] = "\n".join(lines).rstrip() + "\n"
+        pages[f"reference/{sub or 'front-door'}.md"] = "\n".join(lines).rstrip() + "\n"
     return pages

@@ -5,7 +5,7 @@ count, match-up and agent) over its match-ups: rounds won, net points per round 
 rules are matches, matches won and the final score, each with an interval combined from the
 match-ups'. :func:`format_summary` prints a ``summary`` or ``agents`` table one line per row,
 every figure with its interval (:mod:`uno_rl.eval.formats`). ``uno_rl experiment`` writes the
-first into every run folder and prints the second (:mod:`uno_rl.experiment`).
+first into every run folder and prints the second (:mod:`uno_rl.programs.experiment`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import formats
-from .stats import wilson_interval, z_value
-from .summary import MATCH_COLUMNS
+from uno_rl.eval import formats
+from uno_rl.eval.stats import wilson_interval, z_value
+from uno_rl.eval.summary import MATCH_COLUMNS
 
 __all__ = ["SUMMARY_COLUMNS", "format_summary", "summarize"]
 

@@ -1,4 +1,4 @@
-"""Timing loops of the benchmark (:mod:`uno_rl.bench`): median throughput and step latency
+"""Timing loops of the benchmark (:mod:`uno_rl.programs.bench.command`): median throughput and step latency
 over timed repeats after one warm-up repeat."""
 
 from __future__ import annotations

@@ -22,10 +22,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from uno_rl import resources
-from uno_rl.cli import CliParser, print_error
+from uno_rl.plumbing import resources
+from uno_rl.plumbing.cli import CliParser, print_error
+from uno_rl.plumbing.resources import Entry
 from uno_rl.render.safe import printable
-from uno_rl.resources import Entry
 
 __all__ = [
     "Entry",
@@ -58,16 +58,14 @@ def list_experiments() -> list[Entry]:
 def list_agents() -> list[Entry]:
     """Agent spec files (``$UNO_RL_AGENTS``, then shipped) and the built-in strategies that no
     spec file of their name covers, by name."""
-    from uno_rl.agents.registry import LAZY_STRATEGIES, STRATEGIES
+    from uno_rl.agents.registry import STRATEGIES, describe, strategy_names
 
     found = {entry.name: entry for entry in resources.entries("agents")}
     for name, cls in STRATEGIES.items():
         if name not in found and _no_broken_file(name):
             found[name] = Entry(name, cls.summary, Path(), "built-in")
-    for name in LAZY_STRATEGIES:
-        if name not in found and _no_broken_file(name):  # it needs torch: imported if listed
-            from uno_rl.agents.registry import describe
-
+    for name in strategy_names():
+        if name not in found and _no_broken_file(name):  # imported if listed (ppo: torch)
             found[name] = Entry(name, describe(name), Path(), "built-in")
     return [found[name] for name in sorted(found)]
 

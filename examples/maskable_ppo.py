@@ -50,7 +50,8 @@ from uno_rl.agents import AgentError
 from uno_rl.core import RulesError
 from uno_rl.envs.registration import ENV_ID
 from uno_rl.envs.sb3 import UnoSB3VecEnv
-from uno_rl.plumbing.cli import CliParser, count_type, fail, float_type, parse_switch, seed_type
+from uno_rl.plumbing.cli import CliParser, count_type, fail, float_type, seed_type
+from uno_rl.programs.rules_options import RulesOptions, add_rules_options, read_switches
 
 #: Most games the example runs at once (training or evaluation).
 MAX_ENVS = 65_536
@@ -110,6 +111,15 @@ class Args:
     def n_steps(self) -> int:
         """Rollout steps of every game per update."""
         return math.ceil(self.rollout / self.games)
+
+
+#: The rule options (the shared ones of ``uno_rl simulate``, ``evaluate`` and ``play``).
+RULES_OPTIONS = RulesOptions(
+    players_default=Args.players,
+    players_help=f"players at the table, 2 to 10 (default {Args.players})",
+    preset_help=f"rule preset name (envs/*.toml) or path of a preset file (default {Args.preset})",
+    players_switch_error="set the player count with --players N, not --set players=N",
+)
 
 
 def make_vec_env(args: Args, games: int, seed: int) -> UnoSB3VecEnv:
@@ -250,25 +260,7 @@ def build_parser() -> CliParser:
         help="train over one Gymnasium env (SB3's DummyVecEnv) instead of the adapter, "
         "for comparison; --envs is ignored",
     )
-    p.add_argument(
-        "--players",
-        type=count_type(2, 10),
-        default=d.players,
-        help=f"players at the table, 2 to 10 (default {d.players})",
-    )
-    p.add_argument(
-        "--preset",
-        default=d.preset,
-        help=f"rule preset name (envs/*.toml) or path of a preset file (default {d.preset})",
-    )
-    p.add_argument(
-        "--set",
-        dest="switches",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
-    )
+    add_rules_options(p, RULES_OPTIONS)
     p.add_argument(
         "--learner-seat",
         default=d.learner_seat,
@@ -347,14 +339,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
     """The :class:`Args` of a command line; bad values exit with one error line (status 2)."""
     parser = build_parser()
     values = vars(parser.parse_args(argv))
-    switches: dict[str, Any] = {}
-    for item in values["switches"]:
-        try:
-            key, value = parse_switch(item)
-        except ValueError as error:
-            parser.error(f"--set {error}")
-        switches[key] = value
-    values["switches"] = switches
+    try:
+        values["switches"] = read_switches(values["switches"], RULES_OPTIONS)
+    except ValueError as error:
+        parser.error(str(error))
     if values["learner_seat"] != "random" and not values["learner_seat"].isdigit():
         parser.error(
             f"--learner-seat must be a seat number or 'random', got {values['learner_seat']!r}"

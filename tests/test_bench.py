@@ -5,6 +5,7 @@ import pytest
 pytest.importorskip("uno_rl.core.engine", reason="the game core has not landed yet")
 
 from uno_rl.programs.bench import command as bench  # noqa: E402
+from uno_rl.programs.bench import game_rows as bench_game_rows
 from uno_rl.programs.bench import peers as bench_peers
 
 KEYS = {"name", "players", "batch", "decisions_per_s", "rounds_per_s", "step_latency_us"}
@@ -67,7 +68,7 @@ def test_aec_row_json(capsys):
 
 
 def test_vector_row_json(capsys, monkeypatch):
-    monkeypatch.setattr(bench, "VECTOR_GAMES", 64)
+    monkeypatch.setattr(bench_game_rows, "VECTOR_GAMES", 64)
     rows = run_json(capsys, "--rows", "vector", "--players", "2")
     assert [(r["name"], r["players"], r["batch"]) for r in rows] == [("vector", 2, 64)]
     assert KEYS <= rows[0].keys() and rows[0]["decisions_per_s"] > 0

@@ -261,10 +261,11 @@ def test_evaluate_rounds_default_shown_is_used(monkeypatch):
 
 
 def test_every_program_reads_set_with_the_one_parser(monkeypatch):
-    # simulate, evaluate, play and train all read --set through uno_rl.plumbing.cli.parse_switch
+    # simulate, evaluate and play read --set through uno_rl.programs.rules_options, train
+    # through its config; both with uno_rl.plumbing.cli.parse_switches (parse_switch each)
     import uno_rl.plumbing.cli as cli
     from uno_rl.ppo import config
-    from uno_rl.programs import evaluate, play, simulate
+    from uno_rl.programs import evaluate, play, rules_options, simulate
 
     seen = []
     real = cli.parse_switch
@@ -273,10 +274,13 @@ def test_every_program_reads_set_with_the_one_parser(monkeypatch):
         seen.append(text)
         return real(text)
 
-    for module in (simulate, evaluate, play, config):
-        monkeypatch.setattr(module, "parse_switch", spy)
-    simulate.build_parser().parse_args(["--set", "stacking=any"])
+    monkeypatch.setattr(cli, "parse_switch", spy)
+    programs = {simulate: [], evaluate: ["rule", "random-playable"], play: []}
+    for program, positional in programs.items():
+        args = program.build_parser().parse_args([*positional, "--set", "stacking=any"])
+        assert rules_options.rules_from_args(args, program.RULES_OPTIONS).stacking == "any"
+        assert not hasattr(program, "parse_switch")
     play.resolve_rules("official", None, ["stacking=any"])
     config.parse_switches(["stacking=any"])
-    assert seen == ["stacking=any"] * 3
+    assert seen == ["stacking=any"] * 5
     assert not hasattr(__import__("uno_rl.eval.run").eval.run, "parse_switch")

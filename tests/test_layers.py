@@ -39,13 +39,9 @@ MAY_IMPORT: dict[str, set[str]] = {
                 "terminal", "analysis", "ppo", "experiments", "programs"},
 }  # fmt: skip
 
-#: Leaf modules any package may import: they import nothing of uno_rl. ``printable`` lives
-#: with the rest of the rendering but the plumbing's error lines need it too.
-LEAVES = {"uno_rl.render.safe"}
-
 #: The front door (``uno_rl.__main__``) may be imported by the entry points of the documented
-#: ``python -m`` forms (the top-level ones and these) and by the docs' table of commands.
-FRONT_DOOR_USERS = {"uno_rl.ppo.soup", "uno_rl.docsite.code_tables"}
+#: ``python -m`` forms (top-level modules) and by the docs' table of commands.
+FRONT_DOOR_USERS = {"uno_rl.docsite.code_tables"}
 
 
 def module_name(path: Path) -> str:
@@ -104,7 +100,7 @@ def test_packages_import_only_the_packages_below_them():
         own = package_of(module)
         if own is None:
             continue
-        for target in targets - LEAVES - {"uno_rl"}:  # the face: __version__
+        for target in targets - {"uno_rl"}:  # the face: __version__
             other = package_of(target)
             if other == own:
                 continue
@@ -123,12 +119,6 @@ def test_rows_keep_the_order():
         for lower in below:
             assert MAY_IMPORT[lower] <= below, f"{package} may import {lower} but not all it may"
             assert package not in MAY_IMPORT[lower], f"{package} and {lower} may import each other"
-
-
-def test_leaves_import_nothing_of_uno_rl():
-    modules = graph()
-    for leaf in LEAVES:
-        assert modules[leaf] == set(), f"{leaf} imports {modules[leaf]}"
 
 
 def test_the_top_level_holds_the_face_the_front_door_and_entry_points():
@@ -270,3 +260,52 @@ def test_the_checker_sees_an_import(tmp_path):
         if m.startswith("uno_rl.envs")
         for t in ts
     )
+
+
+#: The most lines a module may have: past it, a module holds more than one concern.
+MAX_LINES = 500
+
+#: Module names two packages share on purpose: the entry points of the ``python -m`` forms
+#: hand over to the program of the same name, and two packages each have a config of their
+#: own (an experiment's grid, a training run's settings) with its checks.
+SHARED_NAMES = {
+    "config.py": {"uno_rl/experiments", "uno_rl/ppo"},
+    "config_checks.py": {"uno_rl/experiments", "uno_rl/ppo"},
+}
+
+
+def test_no_module_is_over_the_line_limit():
+    long = {
+        str(path.relative_to(PACKAGE.parent)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_no_two_modules_share_a_name():
+    """A reader never meets two modules of one name with different roles (three play.py):
+    besides ``__init__``, only an entry point and its program, and :data:`SHARED_NAMES`."""
+    homes: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            homes.setdefault(path.name, set()).add(str(path.parent.relative_to(PACKAGE.parent)))
+    entry_points = {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
+    shared = {
+        name: folders
+        for name, folders in homes.items()
+        if len(folders) > 1
+        and not (name in entry_points and folders == {"uno_rl", "uno_rl/programs"})
+        and SHARED_NAMES.get(name) != folders
+    }
+    assert shared == {}, shared
+
+
+def test_no_module_is_named_by_age():
+    """Modules are named by role: the later editions' cards live with the others of their kind."""
+    aged = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in PACKAGE.rglob("*.py")
+        if any(word in path.stem.split("_") for word in ("new", "old", "legacy", "v2"))
+    ]
+    assert aged == []

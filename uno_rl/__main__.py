@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # argparse (--help, bad options) and fail(): their status
         if stop.code is None or isinstance(stop.code, int):
             return stop.code or 0
-        from uno_rl.render.safe import printable
+        from uno_rl.plumbing.safe_text import printable
 
         print(printable(stop.code), file=sys.stderr)
         return 1

@@ -7,14 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uno_rl.analysis.study import (
+from uno_rl.analysis.equilibrium import (
     best_responses,
-    challenge_label,
     mark_equilibrium_region,
     matrix_equilibrium,
-    narrative,
-    study_summary,
 )
+from uno_rl.analysis.study import challenge_label, narrative, study_summary
 from uno_rl.analysis.study_plots import heatmap_figure
 from uno_rl.experiments.config import load_config
 from uno_rl.programs import experiment

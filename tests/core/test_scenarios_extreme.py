@@ -11,8 +11,8 @@ import numpy as np
 from scipy import stats
 
 from uno_rl.core import engine, rng
+from uno_rl.core.dispenser import press
 from uno_rl.core.layout import EXTENDED
-from uno_rl.core.new_cards import press
 from uno_rl.core.phases import COLOR, OVER, PLAY
 from uno_rl.core.reference import ReferenceGame
 from uno_rl.core.rules import Rules

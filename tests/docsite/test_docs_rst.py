@@ -86,7 +86,9 @@ def test_plain_markdown_is_unchanged():
     assert rst_to_markdown(doc) == doc
 
 
-@pytest.mark.parametrize("relative", ["eval/summary.py", "programs/bench/command.py", "agents/__init__.py"])
+@pytest.mark.parametrize(
+    "relative", ["eval/summary.py", "programs/bench/command.py", "agents/__init__.py"]
+)
 def test_real_docstrings_render_their_tables(relative):
     markdown = pytest.importorskip("markdown")
     doc = inspect.cleandoc(ast.get_docstring(ast.parse((PACKAGE / relative).read_text("utf-8"))))

@@ -116,7 +116,7 @@ def test_bad_input_fails_before_playing(argv, message, capsys, tmp_path):
 
 
 def test_bench_evaluate_row_runs_quick():
-    from uno_rl.programs.bench.command import evaluate_row
+    from uno_rl.programs.bench.program_rows import evaluate_row
 
     row = evaluate_row(rounds=2000, workers=1)
     assert (

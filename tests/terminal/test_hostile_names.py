@@ -12,9 +12,9 @@ import pytest
 
 from uno_rl.agents import make_agent
 from uno_rl.core import load_rules
+from uno_rl.plumbing.safe_text import printable
 from uno_rl.programs import play
 from uno_rl.programs import replay as cli
-from uno_rl.render.safe import printable
 from uno_rl.replays import AgentSeat, GameRecorder, play_game, simulate, to_dict
 from uno_rl.replays.format import from_dict
 from uno_rl.terminal.narrate import Voice

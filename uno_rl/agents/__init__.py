@@ -22,8 +22,9 @@ Every heuristic (all but the random ones) takes the parameters of
 Every agent plays both layouts of :mod:`uno_rl.core.layout`, by its rules' deck: the classic
 one (349 observation values, 77 actions) exactly as before, and the extended one (616 values,
 122 actions) of the cards of rules specification §11. How each heuristic plays those cards is in
-its class docstring ("New cards") and in :mod:`.heuristic` (Swap and Shuffle Hands, Targeted
-victims, Boomerang answers: shared); what they read of the observation: :mod:`.new_cards`.
+its class docstring ("New cards"), and what they share by role: what to play first or hold back
+(:mod:`.play_order`), whom to target (:mod:`.targets`), answering with a Boomerang
+(:mod:`.responses`), which color to name (:mod:`.colors`).
 """
 
 from .base import Agent, AgentError, Param

@@ -2,14 +2,15 @@
 
 An agent plays N games at once::
 
-    actions = agent.act(observations, masks, rng)            # (k, 349) f32, (k, 77) bool -> (k,)
+    actions = agent.act(observations, masks, rng)            # (k, O) f32, (k, A) bool -> (k,)
     actions = agent.act(observations, masks, rng, memory, rows)  # agents that remember
 
 ``observations`` are each acting seat's own view (:func:`uno_rl.core.observe.observe`),
 ``masks`` the legal actions, ``rng`` an explicit ``numpy.random.Generator``; the result is one
 legal action per game (int64). There is no per-game Python loop anywhere in an agent. The
-widths are those of the rules' deck layout (``rules.layout``): 349 values and 77 actions in
-the classic layout, 616 values and 122 actions in the extended one (decks with the cards of
+widths O and A are those of the rules' deck layout (``rules.layout``; :mod:`uno_rl.core`):
+349 values and 77 actions in the classic layout, 616 values and 122 actions in the extended
+one (decks with the cards of
 rules specification §11, :mod:`uno_rl.core.layout`).
 
 Agents that remember what they saw keep a per-game *memory*: a dict of arrays whose first axis
@@ -37,7 +38,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from uno_rl.core.actions import NUM_ACTIONS
+from uno_rl.core.layout import CLASSIC
 from uno_rl.core.rules import Rules
 
 __all__ = ["Agent", "AgentError", "Param", "parse_value"]
@@ -210,8 +211,8 @@ def check_batch(
     the extended one) and observations its observation width (349 or 616); without, the
     classic layout's.
     """
-    layout = rules.layout if rules is not None else None
-    actions = layout.num_actions if layout is not None else NUM_ACTIONS
+    layout = rules.layout if rules is not None else CLASSIC
+    actions = layout.num_actions
     masks = np.asarray(masks)
     if masks.ndim != 2 or masks.shape[1] != actions or masks.dtype != bool:
         raise ValueError(
@@ -219,7 +220,7 @@ def check_batch(
         )
     if needs_obs and (observations is None or len(observations) != masks.shape[0]):
         raise ValueError("observations must have one row per mask row")
-    if layout is not None and observations is not None:
+    if rules is not None and observations is not None:
         width = np.shape(observations)[1] if np.ndim(observations) == 2 else None
         if width != layout.obs_size:
             raise ValueError(

@@ -25,7 +25,10 @@ jump            jumps in
 Ties are broken at random with the caller's generator, so a seeded run replays exactly.
 
 New cards (rules specification §11, decks in the extended layout; shared by every heuristic,
-from the observation alone, :mod:`.new_cards`; the classic layout plays exactly as before):
+from the observation alone; the classic layout plays exactly as before). Each choice lives with
+the others of its role: :mod:`.play_order` (what goes first or is held back), :mod:`.targets`
+(victims and swap partners), :mod:`.responses` (Boomerang answers), :mod:`.colors` (the color
+named):
 
 * **Wild Swap Hands**: played before anything else when the swap gains cards (the target with
   the fewest cards holds fewer than its hand would after the play); played as a plain Wild
@@ -52,31 +55,25 @@ from the observation alone, :mod:`.new_cards`; the classic layout plays exactly 
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import numpy as np
 
-from uno_rl.core.actions import (
-    ACCEPT,
-    CHALLENGE,
-    CHOOSE_COLOR,
-    DRAW,
-    PASS,
-    PLAY_DRAW_FOUR,
-    PLAY_WILD,
-    TARGET,
-)
-from uno_rl.core.cards import NUM_KINDS, WILD, WILD_DRAW_FOUR
-from uno_rl.core.layout import TARGETED_FOUR
+from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS
+from uno_rl.core.cards import WILD, WILD_DRAW_FOUR
+from uno_rl.core.layout import TARGETED_FOUR, Layout
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 
-from . import challenge, conditions, new_cards
+from . import challenge, conditions, play_order, responses
 from .base import Agent, Param, check_batch
+from .colors import TIE_NOISE, most_held_color
 from .state_view import StateView
+from .targets import choose_target
 from .view import ObservationView
 
-__all__ = ["COMMON_PARAMS", "HeuristicAgent"]
+__all__ = ["COMMON_PARAMS", "HeuristicAgent", "playable_kinds"]
 
 COMMON_PARAMS: dict[str, Param] = {
     "bluff": Param(
@@ -106,7 +103,25 @@ COMMON_PARAMS: dict[str, Param] = {
 
 #: Score of a card that cannot be played.
 _NEVER = -np.inf
-_TIE_NOISE = 1e-3
+
+
+def playable_kinds(masks: np.ndarray, layout: Layout) -> np.ndarray:
+    """(k, K) bool: the kinds some legal action of ``masks`` (k, A) plays, run by run of the
+    layout's ``play_runs`` (a wild's flag is any of its four color actions)."""
+    playable = np.empty((masks.shape[0], layout.num_kinds), bool)
+    for actions, kinds, colors in layout.play_runs:
+        out = playable[:, kinds]
+        np.copyto(out, masks[:, actions.start : actions.stop : colors])
+        for color in range(1, colors):
+            out |= masks[:, actions.start + color : actions.stop : colors]
+    return playable
+
+
+@functools.cache
+def _targeted_four(layout: Layout) -> int:
+    """The layout's Targeted +4 kind, or the +4 where it has none."""
+    kinds = layout.kinds_of(TARGETED_FOUR)
+    return int(kinds[0]) if kinds.size else WILD_DRAW_FOUR
 
 
 class HeuristicAgent(Agent):
@@ -123,14 +138,18 @@ class HeuristicAgent(Agent):
 
     def close_at(self) -> int:
         """Hand size at or below which a player counts as close to going out (Boomerang)."""
-        return new_cards.CLOSE_TO_OUT
+        return responses.CLOSE_TO_OUT
 
     def name_color(
         self, view: ObservationView, kinds: np.ndarray, rng: np.random.Generator
     ) -> np.ndarray:
         """(k,) int64: the color to name when playing wild ``kinds``: the one held most."""
-        counts = view.color_counts + rng.random(view.color_counts.shape) * _TIE_NOISE
-        return counts.argmax(axis=1)
+        return most_held_color(view, rng)
+
+    @functools.cached_property
+    def _changes_hands(self) -> bool:
+        """The rules' deck has a Swap or Shuffle Hands effect (:mod:`.play_order`)."""
+        return play_order.changes_hands(self.rules)
 
     # ------------------------------------------------------------------ protocol
     def new_memory(self, num_games: int):
@@ -186,37 +205,32 @@ class HeuristicAgent(Agent):
         """Best playable kind per game and whether there is one: ((k,) int64, (k,) bool)."""
         scores = self.card_scores(view, rng)
         # In place, float32 noise scaled before it is added: the same values as adding
-        # ``noise * _TIE_NOISE`` (float32), without the mixed-type temporaries.
+        # ``noise * TIE_NOISE`` (float32), without the mixed-type temporaries.
         noise = rng.random(playable.shape, dtype=np.float32)
-        noise *= np.float32(_TIE_NOISE)
+        noise *= np.float32(TIE_NOISE)
         scores += noise
-        if view.extended:
-            scores += new_cards.gain_bonus(view, self.rules)
+        if self._changes_hands:
+            scores += play_order.gain_bonus(view, self.rules)
         np.copyto(scores, _NEVER, where=~playable)
         return scores.argmax(axis=1), playable.any(axis=1)
 
     def _play_actions(self, view, kinds, rng) -> np.ndarray:
-        """Actions that play ``kinds`` (naming a color for wilds)."""
+        """Actions that play ``kinds`` (naming a color for wilds: :meth:`name_color`)."""
         color = self.name_color(view, kinds, rng)
+        layout = self.rules.layout
+        return layout.first_action[kinds] + np.where(layout.names_color[kinds], color, 0)
+
+    def _same_card_actions(self, view, kinds, rng) -> np.ndarray:
+        """Actions that play ``kinds`` in a multi-play or a jump-in. The classic layout's are
+        colored cards and name no color, so they draw nothing from ``rng`` (seeded classic
+        games replay as before); the extended layout's go through :meth:`_play_actions`."""
         if view.extended:
-            layout = view.layout
-            return layout.first_action[kinds] + np.where(layout.names_color[kinds], color, 0)
-        return np.where(
-            kinds == WILD,
-            PLAY_WILD + color,
-            np.where(kinds == WILD_DRAW_FOUR, PLAY_DRAW_FOUR + color, kinds),
-        )
+            return self._play_actions(view, kinds, rng)
+        return self.rules.layout.first_action[kinds]
 
     def _playable_kinds(self, masks: np.ndarray) -> np.ndarray:
-        """(k, K) bool: the kinds some legal action plays."""
-        layout = self.rules.layout
-        if layout.num_kinds != NUM_KINDS:
-            return (masks.astype(np.float32) @ _kind_action_matrix(layout)) > 0
-        playable = np.zeros((masks.shape[0], NUM_KINDS), bool)
-        playable[:, :52] = masks[:, :52]
-        playable[:, WILD] = masks[:, PLAY_WILD : PLAY_WILD + 4].any(axis=1)
-        playable[:, WILD_DRAW_FOUR] = masks[:, PLAY_DRAW_FOUR : PLAY_DRAW_FOUR + 4].any(axis=1)
-        return playable
+        """(k, K) bool: the kinds some legal action plays (:func:`playable_kinds`)."""
+        return playable_kinds(masks, self.rules.layout)
 
     def _bluff_filter(self, view, playable, rng) -> np.ndarray:
         """Decide the would-be-bluff +4s (and Targeted +4s): (k,) bool forced plays; others
@@ -241,18 +255,16 @@ class HeuristicAgent(Agent):
 
     def _forced_kind(self, view, playable) -> np.ndarray:
         """(k,) int64: the +4-like card a forced bluff plays (a Targeted +4 when held)."""
-        if not view.extended:
-            return np.full(playable.shape[0], WILD_DRAW_FOUR)
-        targeted = int(view.layout.kinds_of(TARGETED_FOUR)[0])
+        targeted = _targeted_four(self.rules.layout)
         return np.where(playable[:, targeted], targeted, WILD_DRAW_FOUR)
 
     def _hold_back(self, view, playable, fallback) -> None:
-        """Remove the Swap / Shuffle Hands not worth playing (:func:`.new_cards.held_back`)
+        """Remove the Swap / Shuffle Hands not worth playing (:func:`.play_order.held_back`)
         from ``playable`` in place, where something else is playable or ``fallback`` (k,)
         bool (drawing, keeping the drawn card) is legal."""
-        if not view.extended:
+        if not self._changes_hands:
             return
-        kept = playable & ~new_cards.held_back(view, self.rules)
+        kept = playable & ~play_order.held_back(view, self.rules)
         ok = kept.any(axis=1) | fallback
         playable[ok] = kept[ok]
 
@@ -283,29 +295,22 @@ class HeuristicAgent(Agent):
             self.rules, self.params, view, memory, rows
         )
         playable = self._playable_kinds(masks)
-        boomerang = np.zeros(playable.shape[0], bool)
-        if view.extended:
-            boomerang = masks[:, new_cards.BOOMERANG_ACTION] & new_cards.boomerang_answers(
+        play = responses.boomerang_play(self.rules.layout)
+        if play is not None:  # the layout has a Boomerang: it answers, it is never stacked
+            boomerang_kind, boomerang_action = play
+            boomerang = masks[:, boomerang_action] & responses.boomerang_answers(
                 view, self.rules, self.close_at()
             )
-            playable[:, new_cards.BOOMERANG_KIND] = False
+            playable[:, boomerang_kind] = False
         if not self.params["stack"]:
             playable[:] = False
         kinds, has = self._choose_card(view, playable, rng)
         answer = np.where(has, self._play_actions(view, kinds, rng), ACCEPT)
         answer = np.where(challenge_now, CHALLENGE, answer)
-        return np.where(boomerang, new_cards.BOOMERANG_ACTION, answer)
+        return answer if play is None else np.where(boomerang, boomerang_action, answer)
 
     def _target(self, view, masks, rng, memory, rows):
-        others = view.hand_sizes[:, 1:].astype(np.float64)
-        others = others + rng.random(others.shape) * _TIE_NOISE
-        legal = masks[:, TARGET : TARGET + others.shape[1]]
-        others[~legal] = np.inf
-        choice = others.argmin(axis=1)
-        if view.extended:
-            targeted = new_cards.is_targeted(view, self.rules)
-            choice = np.where(targeted, new_cards.targeted_victims(view, legal), choice)
-        return TARGET + choice
+        return choose_target(view, masks, self.rules, rng)
 
     def _color(self, view, masks, rng, memory, rows):
         kinds = np.full(view.num_games, WILD)
@@ -314,24 +319,11 @@ class HeuristicAgent(Agent):
     def _multi(self, view, masks, rng, memory, rows):
         playable = self._playable_kinds(masks)
         kinds, has = self._choose_card(view, playable, rng)
-        if view.extended:
-            return np.where(has, self._play_actions(view, kinds, rng), PASS)
-        return np.where(has, kinds, PASS)
+        return np.where(has, self._same_card_actions(view, kinds, rng), PASS)
 
     def _jump(self, view, masks, rng, memory, rows):
-        if view.extended:
-            playable = self._playable_kinds(masks)
-            kinds, has = playable.argmax(axis=1), playable.any(axis=1)
-            return np.where(has, self._play_actions(view, kinds, rng), PASS)
-        card = np.where(masks[:, :52].any(axis=1), masks[:, :52].argmax(axis=1), PASS)
-        return card
-
-
-_KIND_ACTIONS: dict[str, np.ndarray] = {}
-
-
-def _kind_action_matrix(layout) -> np.ndarray:
-    """(A, K) float32: 1 where action a plays kind k."""
-    if layout.name not in _KIND_ACTIONS:
-        _KIND_ACTIONS[layout.name] = layout.kind_actions.T.astype(np.float32)
-    return _KIND_ACTIONS[layout.name]
+        playable = self._playable_kinds(masks)
+        if not view.extended:  # the classic heuristics jump in with a colored card only
+            playable &= self.rules.layout.kind_color >= 0
+        kinds, has = playable.argmax(axis=1), playable.any(axis=1)
+        return np.where(has, self._same_card_actions(view, kinds, rng), PASS)

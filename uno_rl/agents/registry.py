@@ -35,8 +35,8 @@ from typing import Any
 from uno_rl.core.rules import Rules
 from uno_rl.plumbing import resources
 from uno_rl.plumbing.cli import did_you_mean
+from uno_rl.plumbing.safe_text import printable
 from uno_rl.plumbing.tomlfile import not_a_file, read_toml
-from uno_rl.render.safe import printable
 
 from .base import Agent, AgentError
 from .random_agents import RandomAgent, RandomPlayableAgent

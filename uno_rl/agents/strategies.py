@@ -2,7 +2,8 @@
 
 Everything else (phases, bluffing, challenging, color naming, and the shared handling of Swap
 and Shuffle Hands, Targeted victims and Boomerangs) is shared:
-:class:`uno_rl.agents.heuristic.HeuristicAgent`. Scores are (k, K) float arrays over the
+:class:`uno_rl.agents.heuristic.HeuristicAgent`; what a Discard All sheds, by cards or points,
+comes from :mod:`.play_order`. Scores are (k, K) float arrays over the
 kinds of the rules' layout (K = 54 classic, 75 extended); a kind's effect is its
 ``rules.effect_rank`` symbol (a Wild Customizable's is ``customizable_as``).
 """
@@ -14,6 +15,7 @@ import numpy as np
 from uno_rl.core.cards import DRAW_TWO_RANK, REVERSE_RANK, SKIP_RANK
 from uno_rl.core.layout import (
     ALL_HIT,
+    DISCARD_ALL,
     DOWNPOUR_ONE,
     DOWNPOUR_TWO,
     HIT_FIRE,
@@ -25,16 +27,14 @@ from uno_rl.core.layout import (
 )
 from uno_rl.core.rules import Rules
 
-from . import new_cards
 from .base import Param
+from .colors import most_held_color
 from .heuristic import COMMON_PARAMS, HeuristicAgent
-from .view import ObservationView
+from .play_order import discard_all_points, sheds_several
 
 __all__ = ["AggressiveAgent", "ColorFirstAgent", "PointsDumperAgent", "RuleAgent"]
 
 WILD_RANK, DRAW_FOUR_RANK = 13, 14
-#: A Discard All counts as shedding "several" cards from this many other cards of its color.
-SEVERAL = 2
 
 #: color-first's wild ranking by effect (after every colored card): attack wilds before the
 #: plain Wild, a Swap / Shuffle Hands played as a Wild after it, the +4s last.
@@ -72,8 +72,9 @@ class _Tables:
 
     def __init__(self, rules: Rules):
         layout = rules.layout
-        self.extended = layout.name != "classic"
-        self.effect = (rules.effect_rank if self.extended else layout.kind_rank).astype(np.int64)
+        self.effect = rules.effect_rank.astype(np.int64)
+        #: some kind has the Discard All effect (else its shedding bonus is zero: skipped)
+        self.discard_all = bool((self.effect == DISCARD_ALL).any())
         self.color = layout.kind_color.astype(np.int64)
         self.colored = self.color >= 0
         self.points = layout.kind_points.astype(np.float64)
@@ -109,18 +110,6 @@ def _tables(agent: HeuristicAgent) -> _Tables:
     return tables
 
 
-def _favorite_color(view: ObservationView, rng: np.random.Generator) -> np.ndarray:
-    """(k,) int64: the color held most (ties at random)."""
-    counts = view.color_counts + rng.random(view.color_counts.shape) * 1e-3
-    return counts.argmax(axis=1)
-
-
-def _sheds_several(view: ObservationView, agent: HeuristicAgent) -> np.ndarray:
-    """(k, K) float64: other cards a Discard All sheds where at least :data:`SEVERAL`, else 0."""
-    shed = new_cards.discard_all_shed(view, agent.rules).astype(np.float64)
-    return np.where(shed >= SEVERAL, shed, 0.0)
-
-
 class RuleAgent(HeuristicAgent):
     """RLCard's UNO rule agent (``uno-rule-v1``, RLCard 1.2.0), for comparison with published
     numbers: a random playable colored card (each copy in hand equally likely); if none, a Wild
@@ -147,8 +136,8 @@ class RuleAgent(HeuristicAgent):
         scores = np.log(np.maximum(view.hand, 1e-12)) + gumbel
         scores[:, t.wild] = -1e6
         scores[:, t.draw_four] = -2e6
-        if t.extended:
-            scores += 100.0 * (_sheds_several(view, self) > 0)
+        if t.discard_all:
+            scores += 100.0 * (sheds_several(view, self.rules) > 0)
         return scores
 
     def name_color(self, view, kinds, rng):
@@ -175,9 +164,9 @@ class ColorFirstAgent(HeuristicAgent):
     def card_scores(self, view, rng):
         t = _tables(self)
         # One gather of the favorite color's row (a new array: scores are changed in place).
-        scores = t.color_first_by_favorite[_favorite_color(view, rng)]
-        if t.extended:
-            shed = _sheds_several(view, self)
+        scores = t.color_first_by_favorite[most_held_color(view, rng)]
+        if t.discard_all:
+            shed = sheds_several(view, self.rules)
             scores = scores + np.where(shed > 0, 100.0 + shed, 0.0)
         return scores
 
@@ -198,8 +187,8 @@ class PointsDumperAgent(HeuristicAgent):
     def card_scores(self, view, rng):
         t = _tables(self)
         scores = np.broadcast_to(t.points, view.hand.shape).copy()
-        if t.extended:
-            scores += new_cards.discard_all_points(view, self.rules)
+        if t.discard_all:
+            scores += discard_all_points(view, self.rules)
         return scores
 
 
@@ -235,13 +224,13 @@ class AggressiveAgent(HeuristicAgent):
     def card_scores(self, view, rng):
         t = _tables(self)
         k, kinds = view.hand.shape
-        favorite = _favorite_color(view, rng)
+        favorite = most_held_color(view, rng)
         base = 100.0 * (t.color[None, :] == favorite[:, None]) + t.rank_if_colored[None, :]
         base = np.broadcast_to(base, (k, kinds)).copy()
         listed = ~np.isnan(t.aggressive_wilds)
         base[:, listed] = t.aggressive_wilds[listed]
-        if t.extended:
-            shed = _sheds_several(view, self)
+        if t.discard_all:
+            shed = sheds_several(view, self.rules)
             base += np.where(shed > 0, 20.0 + shed, 0.0)
         sizes = view.hand_sizes
         at = self.params["attack_at"]

@@ -63,7 +63,7 @@ class ObservationView:
     @property
     def extended(self) -> bool:
         """Whether the observations are in the extended layout."""
-        return self.layout is EXTENDED
+        return self.layout.extended
 
     def _piece(self, name: str) -> np.ndarray:
         return self.obs[:, self.layout.slices[name]]

@@ -1,7 +1,7 @@
 """The +4 bluff and its challenge: the analytic side (:mod:`uno_rl.agents.bluff`, NumPy only,
-beside the agents that challenge with it; its names re-exported here), the
-calibration of the Bayesian bluff probability against simulation (:mod:`.calibration`), the
-bluff study's tables, best answers and equilibrium (:mod:`.study`) and its figures
+beside the agents that challenge with it; its names re-exported here), the calibration of the
+Bayesian bluff probability against simulation (:mod:`.calibration`), the bluff study's tables
+(:mod:`.study`), best answers and equilibrium (:mod:`.equilibrium`) and figures
 (:mod:`.study_plots`); and the narrative of any experiment run, who leads where the lead is
 separable (:mod:`.variants`)."""
 

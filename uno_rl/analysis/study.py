@@ -11,9 +11,9 @@ file                   content
 bluff.*                one row per variant, player count, bluff probability and challenge
                        policy (:func:`study_table`)
 best_responses.*       each side's best answer to each strategy of the other, with the
-                       answers statistically tied with it (:func:`best_responses`)
+                       answers statistically tied with it (:mod:`.equilibrium`)
 equilibrium.*          the mixed equilibrium of the bluff-probability x challenge-policy game
-                       per cell, solved exactly (:func:`matrix_equilibrium`, a linear program)
+                       per cell, solved exactly (a linear program, :mod:`.equilibrium`)
 calibration.*          the Bayesian bluff probability against observed bluffs, binned
                        (:mod:`uno_rl.analysis.calibration`), and ``calibration_scores.*``
 heatmap-VARIANT.png    win-rate gain of bluffing against each policy, one panel per player count
@@ -49,18 +49,15 @@ from .calibration import (
     reliability_table,
     write_calibration,
 )
+from .equilibrium import best_responses, equilibrium_table, mark_equilibrium_region
 from .quick import interval_level, quick_note
 from .study_plots import heatmap_figure, plot_calibration, plot_heatmaps
 
 __all__ = [
-    "best_responses",
     "calibration_settings",
     "calibration_tables",
     "challenge_label",
-    "equilibrium_table",
     "heatmap_figure",
-    "mark_equilibrium_region",
-    "matrix_equilibrium",
     "narrative",
     "plot_calibration",
     "plot_heatmaps",
@@ -203,110 +200,6 @@ def _add_gains(table: pd.DataFrame, z: float) -> pd.DataFrame:
             usable, out[f"points_gain{suffix}"] / extra.where(usable, 1.0), np.nan
         )
     return out
-
-
-# ---------------------------------------------------------------- best responses
-def best_responses(table: pd.DataFrame) -> pd.DataFrame:
-    """Each side's best answer in every cell.
-
-    The bluffer answers a challenge policy with the bluff probability that maximises its win
-    rate; the challengers answer a bluff probability with the policy that minimises it. Answers
-    whose interval overlaps the best one's are listed in ``tied``. One row per ``variant``,
-    ``players``, ``responder`` (``bluffer`` or ``challenger``) and ``against`` (the other
-    side's strategy), with ``best``, ``best_win_rate``, ``tied`` (comma-separated) and
-    ``gain`` (the bluffer's win rate at the best answer minus at the worst).
-    """
-    rows = []
-    for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
-        for policy, column in cell.groupby("challenge", sort=False):
-            best = column.loc[column["win_rate"].idxmax()]
-            tied = column[column["win_high"] >= best["win_low"]]["bluff"]
-            rows.append({
-                "variant": variant, "players": players, "responder": "bluffer",
-                "against": policy, "best": f"{best['bluff']:g}",
-                "best_win_rate": best["win_rate"], "tied": ",".join(f"{b:g}" for b in tied),
-                "spread": best["win_rate"] - column["win_rate"].min(),
-            })  # fmt: skip
-        for bluff, row in cell.groupby("bluff", sort=True):
-            best = row.loc[row["win_rate"].idxmin()]
-            tied = row[row["win_low"] <= best["win_high"]]["challenge"]
-            rows.append({
-                "variant": variant, "players": players, "responder": "challenger",
-                "against": f"{bluff:g}", "best": best["challenge"],
-                "best_win_rate": best["win_rate"], "tied": ",".join(tied),
-                "spread": row["win_rate"].max() - best["win_rate"],
-            })  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def mark_equilibrium_region(table: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with ``equilibrium_like``: both strategies are (tied) best answers to each
-    other."""
-    out = table.copy()
-    index = best.set_index(["variant", "players", "responder", "against"])["tied"]
-
-    def mutual(row) -> bool:
-        bluffs = index[(row["variant"], row["players"], "bluffer", row["challenge"])]
-        policies = index[(row["variant"], row["players"], "challenger", f"{row['bluff']:g}")]
-        return f"{row['bluff']:g}" in bluffs.split(",") and row["challenge"] in policies.split(",")
-
-    out["equilibrium_like"] = out.apply(mutual, axis=1)
-    return out
-
-
-def matrix_equilibrium(payoff) -> tuple[np.ndarray, np.ndarray, float]:
-    """An exact mixed equilibrium of the zero-sum game ``payoff`` ((R, C) float: the row
-    player's payoff, here the bluffer's win rate, which the rows maximise and the columns
-    minimise): ``((R,) row mix, (C,) column mix, game value)``.
-
-    The game is not symmetric (the two sides choose among different strategies), so each
-    side's mix is the linear program of its guarantee, solved by
-    :func:`scipy.optimize.linprog` (HiGHS): the rows maximise ``v`` subject to
-    ``x @ payoff >= v`` for every column, the columns minimise ``w`` subject to
-    ``payoff @ y <= w`` for every row, each mix summing to 1. Both values are the game value
-    (minimax theorem). Where the equilibrium is not unique, one of them (a vertex) is
-    returned.
-    """
-    from scipy.optimize import linprog
-
-    payoff = np.asarray(payoff, np.float64)
-    if payoff.ndim != 2 or payoff.size == 0 or not np.isfinite(payoff).all():
-        raise ValueError(
-            f"matrix_equilibrium needs a non-empty finite 2-D payoff matrix, got shape "
-            f"{payoff.shape}{'' if np.isfinite(payoff).all() else ' with nan or inf'}"
-        )
-
-    def guarantee(matrix: np.ndarray) -> tuple[np.ndarray, float]:
-        """The mix over the rows of ``matrix`` maximising its worst column, and that worst."""
-        rows, cols = matrix.shape
-        cost = np.r_[np.zeros(rows), -1.0]  # maximise v: minimise -v
-        a_ub = np.c_[-matrix.T, np.ones(cols)]  # v - x @ matrix[:, j] <= 0
-        a_eq = np.r_[np.ones(rows), 0.0][None, :]
-        bounds = [(0.0, None)] * rows + [(None, None)]
-        found = linprog(cost, a_ub, np.zeros(cols), a_eq, [1.0], bounds, method="highs")
-        if not found.success:  # a bounded feasible LP: only a solver failure lands here
-            raise RuntimeError(f"linprog failed on the equilibrium: {found.message}")
-        mix = np.clip(found.x[:rows], 0.0, None)
-        return mix / mix.sum(), float(found.x[-1])
-
-    row_mix, value = guarantee(payoff)
-    col_mix, _ = guarantee(-payoff.T)  # the columns maximise minus the payoff
-    return row_mix, col_mix, value
-
-
-def equilibrium_table(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell and strategy with its weight in the mixed equilibrium of the
-    win-rate matrix: ``variant``, ``players``, ``side``, ``strategy``, ``weight``, ``value``
-    (the bluffer's win rate at the equilibrium)."""
-    rows = []
-    for (variant, players), cell in table.groupby(["variant", "players"], sort=False):
-        matrix = cell.pivot(index="bluff", columns="challenge", values="win_rate")
-        row_mix, col_mix, value = matrix_equilibrium(matrix.to_numpy())
-        for bluff, weight in zip(matrix.index, row_mix):
-            rows.append((variant, players, "bluffer", f"{bluff:g}", weight, value))
-        for policy, weight in zip(matrix.columns, col_mix):
-            rows.append((variant, players, "challenger", policy, weight, value))
-    return pd.DataFrame(rows, columns=["variant", "players", "side", "strategy", "weight", "value"])
 
 
 # ----------------------------------------------------------------- calibration

@@ -1,4 +1,7 @@
-"""The fixed discrete action space, the same for every rule set.
+"""The classic layout's discrete action space (A = 77), the same for every rule set.
+
+The extended layout keeps these 77 as its first actions and adds its new cards' plays after
+them (:mod:`.layout`, whose tables the engine reads: ``rules.layout``).
 
 =========  ======================  ==================================================
 action     name                    meaning
@@ -34,6 +37,7 @@ ACCEPT = 63
 TARGET = 64
 MAX_TARGETS = 9
 CHOOSE_COLOR = 73
+#: The classic layout's number of actions; a rules' own is ``rules.layout.num_actions``.
 NUM_ACTIONS = 77
 
 #: (77,) int8: card kind an action plays, -1 if it plays none.

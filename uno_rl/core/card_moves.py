@@ -2,14 +2,16 @@
 
 :func:`play_card` moves the card from the hand onto the discard pile, records a +4 (who
 played it, whether it was a bluff, the card and color under it, for a challenge), applies
-a forgotten UNO's penalty, ends the round on an emptied hand (:func:`.effects.play_last_card`),
-keeps a multi-play going, and otherwise resolves the card (:func:`.effects.finish_play`).
+a forgotten UNO's penalty, ends the round on an emptied hand
+(:func:`.draw_penalties.play_last_card`), keeps a multi-play going, and otherwise resolves
+the card (:func:`.effects.finish_play`). What a Discard All (:func:`.hand_changes.discard_all`)
+and a Boomerang (:func:`.turn_order.boomerang_return`) do happens as they are laid.
 :func:`draw_action` draws one card (or until one is playable), then offers it, plays it at
 once (``drawn_card = "auto-play"``) or passes the turn.
 
-Every function takes a :class:`~uno_rl.core.state.State`, ``g`` a (k,) int64 index array of
-distinct games and ``seats`` (k,) int8, the seat acting in each; ``kinds`` are (k,) int64
-card kinds, ``named`` the (k,) int8 colors named for wilds.
+Arguments follow the core's conventions (:mod:`uno_rl.core`; ``seats`` the seat acting in
+each game); ``kinds`` are (k,) int64 card kinds, ``named`` the (k,) int8 colors named for
+wilds.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from __future__ import annotations
 import numpy as np
 
 from uno_rl.core import rng
-from uno_rl.core.cards import KIND_COLOR, NUM_KINDS, WILD, WILD_DRAW_FOUR
-from uno_rl.core.effects import finish_play, play_last_card
+from uno_rl.core.cards import KIND_COLOR, WILD, WILD_DRAW_FOUR
+from uno_rl.core.dispenser import press
+from uno_rl.core.draw_penalties import play_last_card
+from uno_rl.core.effects import finish_play
+from uno_rl.core.hand_changes import discard_all
 from uno_rl.core.legality import draw_four_legal, playable
-from uno_rl.core.new_cards import boomerang_return, discard_all, press
 from uno_rl.core.phases import DRAWN, MULTI, PLAY, RESPOND
 from uno_rl.core.piles import draw_cards, draw_one
 from uno_rl.core.state import State
+from uno_rl.core.turn_order import boomerang_return
 from uno_rl.core.turns import start_turn
 from uno_rl.core.views import flat_view, hand_of, next_seat, seat_rows
 
@@ -71,7 +76,7 @@ def _lay_card(
     flat_view(s.hand_size)[rows] -= 1
     flat_view(s.discard)[g * width + kinds] += 1
     s.top[g] = kinds
-    if width == NUM_KINDS:
+    if not s.rules.layout.extended:  # the classic kinds: the two wilds (52, 53) name the color
         s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
     else:  # a Boomerang (colorless, names nothing) leaves the color as it is
         layout = s.rules.layout
@@ -116,7 +121,8 @@ def play_card(
 ) -> None:
     """Seat ``seats`` plays card ``kinds`` in games ``g`` (named color for wilds)."""
     rules = s.rules
-    if s.hands.shape[2] == NUM_KINDS:
+    classic = not rules.layout.extended
+    if classic:
         d4 = np.flatnonzero(kinds == WILD_DRAW_FOUR)
     else:
         d4 = np.flatnonzero(rules.layout.draw_four_like[kinds])
@@ -132,7 +138,7 @@ def play_card(
         s.stats[gd, 0, sd] += 1
         s.stats[gd, 1, sd] += bluff
     rows = _lay_card(s, g, seats, kinds, named)
-    if s.hands.shape[2] != NUM_KINDS:
+    if not classic:
         discard_all(s, g, seats, kinds)
         boomerang_return(s, g, kinds)
     hand_size = flat_view(s.hand_size)

@@ -1,6 +1,8 @@
-"""Card kinds, lookup tables and deck composition.
+"""The classic card kinds, their lookup tables and the classic deck.
 
-A card *kind* is an integer in ``[0, 54)``:
+These are the classic layout's K = 54 kinds; the extended layout keeps them as its first 54
+and adds the 21 of rules specification §11 after them (:mod:`.layout`, whose tables the
+engine reads: ``rules.layout``). A classic card *kind* is an integer in ``[0, 54)``:
 
 ========  =============================================================
 kind      meaning
@@ -24,6 +26,7 @@ import numpy as np
 
 NUM_COLORS = 4
 NUM_RANKS = 13
+#: The classic layout's number of kinds; a rules' own is ``rules.layout.num_kinds``.
 NUM_KINDS = 54
 DECK_SIZE = 108
 

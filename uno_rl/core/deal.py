@@ -13,7 +13,7 @@ import numpy as np
 
 from . import rng
 from .cards import REVERSE_RANK, SKIP_RANK
-from .new_cards import first_card_new
+from .draw_penalties import first_card_draws
 from .phases import COLOR, PLAY
 from .piles import draw_cards, row_counts, shuffled_piles
 from .rules import MAX_FIRST_CARD_ATTEMPTS, Rules
@@ -83,8 +83,8 @@ def _as_seeds(seeds) -> np.ndarray:
 def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) -> None:
     """Shuffle, deal and turn the first card in games ``g`` (the round's fields reset).
 
-    ``g``: (k,) int64 distinct games; ``seeds``: (k,) uint64; ``dealer``: (k,) int8 seats, or
-    None to draw each game's dealer from its seed.
+    ``seeds``: (k,) uint64; ``dealer``: (k,) int8 seats, or None to draw each game's dealer
+    from its seed (``g``: conventions of :mod:`uno_rl.core`).
     """
     rules, p, k = s.rules, s.rules.players, g.shape[0]
     layout, cards = rules.layout, rules.deck_cards.cards
@@ -172,8 +172,8 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
         s.phase[g[wild]] = COLOR
         chooser = dealer if rules.first_wild_color_by == "dealer" else first
         s.actor[g[wild]] = chooser[wild]
-    if rules.first_card_effects and layout.name != "classic":
-        first_card_new(s, g, top, dealer)
+    if rules.first_card_effects and layout.extended:
+        first_card_draws(s, g, top, dealer)
     if rules.first_card_effects:
         rank = layout.kind_rank[top]
         two = np.flatnonzero(layout.is_draw_two[top])

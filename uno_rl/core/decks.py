@@ -87,7 +87,7 @@ class Deck:
 
     @property
     def is_classic_layout(self) -> bool:
-        return self.layout.name == "classic"
+        return not self.layout.extended
 
     def table(self) -> dict[str, int]:
         """Card name -> copies, for every kind the deck holds."""

@@ -20,8 +20,11 @@ module          concern
 ``piles``       drawing cards, refilling the draw pile (reshuffles)
 ``legality``    which cards match, +4 bluffs, the last-card switch
 ``masks``       ``legal_mask``: one mask writer per phase
-``play``        laying a card (+4 record, UNO penalty, multi-play), drawing
-``effects``     what a card does once played; accepting, challenging, 7-0 targets
+``card_moves``  laying a card (+4 record, UNO penalty, multi-play), drawing
+``effects``     what a card does once played: one symbol-to-handler table over
+                ``draw_penalties`` (draws, stacking, accepting, challenging),
+                ``turn_order`` (skip, reverse, boomerang), ``hand_changes`` (7-0,
+                swap, shuffle, discard all) and ``dispenser``
 ``turns``       handing the turn over, the jump-in window, the end of a round
 ``scoring``     ``StepResult``, scoring, the match (``match_winner``)
 ``sampling``    ``sample_legal_actions``: uniformly random legal actions
@@ -37,24 +40,22 @@ Edge cases decided once:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .actions import (
     ACCEPT,
     CHALLENGE,
-    CHOOSE_COLOR,
     DRAW,
-    NUM_ACTIONS,
     PASS,
-    TARGET,
 )
 from .card_moves import draw_action, play_card
-from .cards import NUM_KINDS
 from .deal import reset, reset_games
+from .draw_penalties import target_draw
 from .effects import accept, challenge, finish_play, swap_hands
-from .layout import EXTENDED, TARGETED_FOUR, TARGETED_TWO
+from .layout import TARGETED_FOUR, TARGETED_TWO, Layout
 from .masks import check_games, legal_mask
-from .new_cards import target_draw
 from .phases import JUMP, MULTI, OVER, PHASE_NAMES
 from .sampling import sample_legal_actions
 from .scoring import StepResult, close_step, match_winner
@@ -109,13 +110,13 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     s._mask = s._rows_mask = None
     stepped = actions if rows is None else actions[rows]
     stepped_phase = phase if rows is None else phase[rows]
-    by_action = _ACTION_CATEGORY if s.hands.shape[2] == NUM_KINDS else _EXTENDED_CATEGORY
+    layout = s.rules.layout
+    by_action = _action_categories(layout)
     category = np.where(stepped == PASS, _PASS_CATEGORY[stepped_phase], by_action[stepped])
     groups = group(category, _NUM_CATEGORIES)
     if rows is not None:
         groups = [rows[g] for g in groups]
 
-    layout = s.rules.layout
     g = groups[_CAT_PLAY]
     if g.size:
         a = actions[g]
@@ -148,7 +149,7 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     g = groups[_CAT_TARGET]
     if g.size:
         offsets = layout.action_target[actions[g]]
-        if layout is EXTENDED:  # a targeted draw's victim, or a swap
+        if layout.extended:  # a targeted draw's victim, or a swap
             targeted = np.isin(s.rules.effect_rank[s.top[g]], (TARGETED_TWO, TARGETED_FOUR))
             if targeted.any():
                 target_draw(s, g[targeted], seat[g[targeted]], offsets[targeted])
@@ -170,16 +171,21 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     _CAT_TARGET,
 ) = range(9)
 _NUM_CATEGORIES = 9
-_ACTION_CATEGORY = np.full(NUM_ACTIONS, _CAT_PLAY, np.int8)
-_ACTION_CATEGORY[DRAW] = _CAT_DRAW
-_ACTION_CATEGORY[ACCEPT] = _CAT_ACCEPT
-_ACTION_CATEGORY[CHALLENGE] = _CAT_CHALLENGE
-_ACTION_CATEGORY[TARGET:CHOOSE_COLOR] = _CAT_TARGET
-_ACTION_CATEGORY[CHOOSE_COLOR:] = _CAT_COLOR
-#: the extended layout's actions after the classic 77 all play a card
-_EXTENDED_CATEGORY = np.concatenate(
-    [_ACTION_CATEGORY, np.full(EXTENDED.num_actions - NUM_ACTIONS, _CAT_PLAY, np.int8)]
-)
+
+
+@functools.cache
+def _action_categories(layout: Layout) -> np.ndarray:
+    """(A,) int8: the step category of each action of ``layout`` (built once per layout):
+    every action that plays a card (the extended layout's new ones included) is a play."""
+    category = np.full(layout.num_actions, _CAT_PLAY, np.int8)
+    category[DRAW] = _CAT_DRAW
+    category[ACCEPT] = _CAT_ACCEPT
+    category[CHALLENGE] = _CAT_CHALLENGE
+    category[layout.action_target > 0] = _CAT_TARGET
+    category[(layout.action_card < 0) & (layout.action_color >= 0)] = _CAT_COLOR
+    return category
+
+
 #: category of PASS by phase (PASS is only legal in the drawn, multi and jump phases)
 _PASS_CATEGORY = np.full(8, _CAT_KEEP, np.int8)
 _PASS_CATEGORY[MULTI] = _CAT_STOP_MULTI

@@ -102,7 +102,7 @@ _KIND_PIECES = ("hand", "top_card", "discard", "drawn_card", "revealed_hand")
 class Layout:
     """Card kinds, actions and observation pieces of one layout (all tables built once).
 
-    Shapes use K kinds and A actions: ``kind_color`` (K,) int8 (-1 colorless),
+    Shapes use its K kinds and A actions (conventions: :mod:`uno_rl.core`): ``kind_color`` (K,) int8 (-1 colorless),
     ``kind_rank`` (K,) int8 symbols, ``kind_points`` (K,) int16, ``action_card`` (A,) int8
     (-1: no card), ``action_color`` (A,) int8, ``action_target`` (A,) int8.
     """
@@ -115,13 +115,26 @@ class Layout:
     action_color: np.ndarray
     action_target: np.ndarray
 
-    @property
+    @cached_property
     def num_kinds(self) -> int:
+        """K: the number of card kinds (54 classic, 75 extended)."""
         return int(self.kind_rank.shape[0])
 
-    @property
+    @cached_property
     def num_actions(self) -> int:
+        """A: the number of actions (77 classic, 122 extended)."""
         return int(self.action_card.shape[0])
+
+    @cached_property
+    def obs_size(self) -> int:
+        """O: the length of the flat observation (349 classic, 616 extended)."""
+        return sum(size for _, size in self.pieces)
+
+    @cached_property
+    def extended(self) -> bool:
+        """Whether this is the extended layout: the one question to ask where the two
+        layouts play differently (new cards, targets, the extended observation pieces)."""
+        return self.name == "extended"
 
     @cached_property
     def kind_points(self) -> np.ndarray:
@@ -207,6 +220,25 @@ class Layout:
         return self.action_card[self.play_actions].astype(np.int64)
 
     @cached_property
+    def play_runs(self) -> tuple[tuple[slice, slice, int], ...]:
+        """The play actions as runs ``(actions, kinds, colors)``: the action slice plays the
+        kind slice in order, each kind ``colors`` times in a row (1: no color named, 4: a
+        wild naming each color). Copying flags per run beats a gather over every action."""
+        runs: list[list[int]] = []  # [first action, stop action, first kind, colors]
+        for a in self.play_actions.tolist():
+            kind, colors = int(self.action_card[a]), 4 if self.action_color[a] >= 0 else 1
+            if runs:
+                first, stop, first_kind, run_colors = runs[-1]
+                if (a, colors, kind) == (stop, run_colors, first_kind + (a - first) // colors):
+                    runs[-1][1] = a + 1
+                    continue
+            runs.append([a, a + 1, kind, colors])
+        return tuple(
+            (slice(first, stop), slice(kind, kind + (stop - first) // colors), colors)
+            for first, stop, kind, colors in runs
+        )
+
+    @cached_property
     def always_playable(self) -> np.ndarray:
         """(K,) bool: kinds playable on anything in the play phase (the wilds but the +4s)."""
         return self.names_color & ~self.draw_four_like
@@ -230,6 +262,11 @@ class Layout:
         return np.flatnonzero(self.draw_four_like)
 
     @cached_property
+    def colorless_kinds(self) -> np.ndarray:
+        """(m,) int64: the kinds without a color (the wilds, the +4s, Boomerang)."""
+        return np.flatnonzero(self.kind_color < 0)
+
+    @cached_property
     def kinds_int8(self) -> np.ndarray:
         """(K,) int8: every kind in canonical order."""
         return np.arange(self.num_kinds, dtype=np.int8)
@@ -248,16 +285,12 @@ class Layout:
         """Piece name -> its first column."""
         return {name: piece.start for name, piece in self.slices.items()}
 
-    @property
-    def obs_size(self) -> int:
-        return sum(size for _, size in self.pieces)
-
     def card_name(self, kind: int) -> str:
         """Readable name of ``kind``: ``'red 7'``, ``'+4'``, ``'blue discard all'``, ..."""
         k = int(kind)
         if not 0 <= k < self.num_kinds:
             raise ValueError(f"card kind must be in [0, {self.num_kinds}), got {kind!r}")
-        if k < cards.NUM_KINDS:
+        if k < CLASSIC.num_kinds:  # the classic kinds come first in both layouts
             return cards.card_name(k)
         rank, color = int(self.kind_rank[k]), int(self.kind_color[k])
         text = _DISPLAY[rank]
@@ -287,9 +320,9 @@ class Layout:
                 f"action must be an integer in [0, {self.num_actions}), got {action!r}"
             )
         target = classic_actions.TARGET <= a < classic_actions.TARGET + classic_actions.MAX_TARGETS
-        if target and self.name != "classic":  # a swap (7, Swap Hands) or a targeted draw's victim
+        if target and self.extended:  # a swap (7, Swap Hands) or a targeted draw's victim
             return f"target the player {a - classic_actions.TARGET + 1} seat(s) clockwise"
-        if a < classic_actions.NUM_ACTIONS:
+        if a < CLASSIC.num_actions:  # the classic actions come first in both layouts
             return classic_actions.action_name(a)
         name = self.card_name(int(self.action_card[a]))
         color = int(self.action_color[a])
@@ -308,15 +341,16 @@ def _classic() -> Layout:
     )
 
 
-def _extended() -> Layout:
-    ranks, colors = list(cards.KIND_RANK), list(cards.KIND_COLOR)
+def _extended(classic: Layout) -> Layout:
+    """The ``classic`` layout's kinds, actions and pieces, then those of the new cards."""
+    ranks, colors = list(classic.kind_rank), list(classic.kind_color)
     for symbol in _NEW_COLORED:
         ranks += [symbol] * 4
         colors += [0, 1, 2, 3]
     ranks += [*_NEW_WILD, BOOMERANG]
     colors += [cards.NO_COLOR] * (len(_NEW_WILD) + 1)
-    card, color = list(classic_actions.ACTION_CARD), list(classic_actions.ACTION_COLOR)
-    first_new = cards.NUM_KINDS
+    card, color = list(classic.action_card), list(classic.action_color)
+    first_new = classic.num_kinds
     for k in range(first_new, first_new + 4 * len(_NEW_COLORED)):
         card.append(k)
         color.append(-1)
@@ -326,9 +360,9 @@ def _extended() -> Layout:
     card.append(len(ranks) - 1)
     color.append(-1)
     target = np.zeros(len(card), np.int8)
-    target[: classic_actions.NUM_ACTIONS] = classic_actions.ACTION_TARGET
+    target[: classic.num_actions] = classic.action_target
     width = len(ranks)
-    pieces = tuple((n, width if n in _KIND_PIECES else s) for n, s in CLASSIC_PIECES)
+    pieces = tuple((n, width if n in _KIND_PIECES else s) for n, s in classic.pieces)
     return Layout(
         name="extended",
         kind_rank=np.array(ranks, np.int8),
@@ -341,10 +375,10 @@ def _extended() -> Layout:
 
 
 CLASSIC = _classic()
-EXTENDED = _extended()
+EXTENDED = _extended(CLASSIC)
 
 
 def layout_of_kinds(kinds_used: np.ndarray) -> Layout:
     """The layout of a deck: ``CLASSIC`` when every kind it holds (``kinds_used``, (75,) bool
     over the extended kinds) is classic, else ``EXTENDED``."""
-    return EXTENDED if np.asarray(kinds_used)[cards.NUM_KINDS :].any() else CLASSIC
+    return EXTENDED if np.asarray(kinds_used)[CLASSIC.num_kinds :].any() else CLASSIC

@@ -1,45 +1,37 @@
 """Card legality shared by the masks and the step: which cards match, which +4 is a bluff,
 whether a drawn card may be played, and the last-card switch.
 
-Each helper takes a :class:`~uno_rl.core.state.State` and ``g``, a (k,) int64 index array of
-distinct games; ``hand`` is the (k, K) int8 hand of the seat concerned in each game.
+Each helper takes ``s`` and ``g``; ``hand`` is the (k, K) int8 hand of the seat concerned
+in each game (conventions: :mod:`uno_rl.core`). Every table comes from ``s.rules.layout``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_KINDS, WILD, WILD_DRAW_FOUR
 from .state import State
-from .tables import MATCH_ROWS
 from .views import flat_view, hand_of, seat_rows
 
 
 def matches(s: State, g: np.ndarray) -> np.ndarray:
     """(k, K) bool: colored kinds matching the current color or the top card's symbol."""
-    rows = s.rules.layout.match_rows if s.hands.shape[2] != NUM_KINDS else MATCH_ROWS
+    rows = s.rules.layout.match_rows
     return np.take(rows, s.top[g].astype(np.int64) * 5 + s.color[g] + 1, axis=0)
 
 
 def draw_four_legal(s: State, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
     """(k,) bool: a +4 (or Targeted +4) from a player holding ``hand`` (k, K) is legal (not
-    a bluff). In the extended layout every colored kind counts, and under
-    ``no-playable-card`` every card that names a color too (a Wild does in the classic)."""
+    a bluff): no colored card of the current color (``no-current-color``), or no playable
+    card (``no-playable-card``: no matching colored card, and no card that names a color
+    but the +4 kinds: a Wild, and in the extended layout the new wilds)."""
     layout = s.rules.layout
-    if layout.num_kinds != NUM_KINDS:
-        held = hand > 0
-        color = s.color[g].astype(np.int64)
-        if s.rules.draw_four_legal == "no-current-color":
-            same = layout.kind_color[None, :] == color[:, None]
-            return ~(held & same).any(axis=1) | (color < 0)
-        wilds = layout.names_color & ~layout.draw_four_like
-        return ~((held & matches(s, g)).any(axis=1) | (held & wilds[None, :]).any(axis=1))
-    held = hand[:, :52] > 0
+    held = hand > 0
+    color = s.color[g].astype(np.int64)
     if s.rules.draw_four_legal == "no-current-color":
-        color = s.color[g].astype(np.int64)
-        per_color = held.reshape(-1, 4, 13).any(axis=2)
-        return ~per_color[np.arange(g.size), np.maximum(color, 0)] | (color < 0)
-    return ~((held & matches(s, g)[:, :52]).any(axis=1) | (hand[:, WILD] > 0))
+        same = layout.kind_color[None, :] == color[:, None]
+        return ~(held & same).any(axis=1) | (color < 0)
+    wild = held[:, layout.always_playable_kinds].any(axis=1)
+    return ~((held & matches(s, g)).any(axis=1) | wild)
 
 
 def playable(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> np.ndarray:
@@ -59,16 +51,11 @@ def playable(s: State, g: np.ndarray, seats: np.ndarray, kinds: np.ndarray) -> n
 
 
 def last_card_filter(s: State, g: np.ndarray, cards_ok: np.ndarray) -> None:
-    """Apply the last-card switch to the (k, 54) playable flags of games ``g`` in place."""
+    """Apply the last-card switch to the (k, K) playable flags of games ``g`` in place."""
     rule = s.rules.last_card
     if rule == "any":
         return
     last = flat_view(s.hand_size)[seat_rows(s, g, s.actor[g])] == 1
     layout = s.rules.layout
-    if layout.num_kinds == NUM_KINDS:
-        cards_ok[last, WILD_DRAW_FOUR] = False
-        if rule == "no-wild":
-            cards_ok[last, WILD] = False
-        return
-    banned = layout.draw_four_like if rule == "no-draw-four" else layout.kind_color < 0
+    banned = layout.draw_four_kinds if rule == "no-draw-four" else layout.colorless_kinds
     cards_ok[np.ix_(last, banned)] = False

@@ -1,8 +1,7 @@
 """Legal-action masks: :func:`legal_mask` over N games, one writer per phase of the turn.
 
-A mask is (k, A) bool over the action table of the deck's layout (:mod:`.layout`; the
-classic 77 of :mod:`uno_rl.core.actions`); a game whose
-round is over has an all-False row. Each phase's writer fills the rows of the games in that
+A mask is (k, A) bool over the actions of the rules' layout (conventions:
+:mod:`uno_rl.core`); a game whose round is over has an all-False row. Each phase's writer fills the rows of the games in that
 phase from the acting seat's (k, K) int8 hand; most games are in the play phase, so every
 row is first masked as in it and the other phases overwrite theirs. A new phase is a writer
 plus its entry in ``_PHASE_MASKS`` (indexed by :mod:`uno_rl.core.phases`).
@@ -18,14 +17,12 @@ from .actions import (
     CHOOSE_COLOR,
     DRAW,
     PASS,
-    PLAY_DRAW_FOUR,
-    PLAY_WILD,
     TARGET,
 )
-from .cards import KIND_RANK, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .cards import KIND_RANK, WILD, WILD_DRAW_FOUR
+from .hand_changes import swap_targets
 from .layout import SWAP_HANDS
 from .legality import draw_four_legal, last_card_filter, matches
-from .new_cards import swap_targets
 from .phases import PLAY
 from .state import State
 from .views import group, hand_of
@@ -34,8 +31,7 @@ from .views import group, hand_of
 def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray:
     """(N, A) bool: the legal actions of the player to act in each game (none once over).
 
-    With ``games`` (an index array of distinct games), only those rows: (k, A). A is the
-    layout's number of actions (77 in the classic layout). The full
+    With ``games`` (an index array of distinct games), only those rows: (k, A). The full
     mask is cached until the next step; treat results as read-only. ``validate=False``
     skips checking ``games`` (for callers that built the index themselves).
     """
@@ -88,42 +84,28 @@ def check_games(s: State, games) -> np.ndarray:
 
 
 def _cards_to_actions(s: State, cards_ok: np.ndarray, out: np.ndarray) -> None:
-    """Write (k, K) playable flags as play actions into ``out`` (k, A)."""
-    if cards_ok.shape[1] != NUM_KINDS:  # the extended layout (its table: .layout)
-        out[:, 77:89] = cards_ok[:, 54:66]  # Discard All, Hit 2, Targeted +2
-        wilds = cards_ok[:, 66:74]  # the new wilds, one action per named color
-        rows = np.flatnonzero(wilds.any(axis=1))  # few hands hold one: write only those rows
-        if rows.size:
-            out[rows, 89:121] = np.repeat(wilds[rows], 4, axis=1)
-        out[:, 121] = cards_ok[:, 74]  # Boomerang
-    out[:, :52] = cards_ok[:, :52]
-    out[:, PLAY_WILD : PLAY_WILD + 4] = cards_ok[:, WILD : WILD + 1]
-    out[:, PLAY_DRAW_FOUR : PLAY_DRAW_FOUR + 4] = cards_ok[:, WILD_DRAW_FOUR : WILD_DRAW_FOUR + 1]
+    """Write (k, K) playable flags as play actions into ``out`` (k, A, all False before):
+    each action that plays a kind takes that kind's flag (a wild's goes to the four actions
+    naming a color), run by run of the layout's ``play_runs``."""
+    for actions, kinds, colors in s.rules.layout.play_runs:
+        if colors == 1:
+            out[:, actions] = cards_ok[:, kinds]
+        elif kinds.stop - kinds.start == 1:  # one wild kind: broadcast its flag
+            out[:, actions] = cards_ok[:, kinds]
+        else:  # several wild kinds (the extended layout's): few hands hold one
+            flags = cards_ok[:, kinds]
+            rows = np.flatnonzero(flags.any(axis=1))
+            if rows.size:
+                out[rows, actions] = np.repeat(flags[rows], colors, axis=1)
 
 
 def _play_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
+    """The play phase: matching colored cards, the wilds always, the +4 kinds (+4,
+    Targeted +4) as the +4 (checked for a bluff when there is no challenge), Boomerang
+    never (it only answers)."""
+    layout = s.rules.layout
     held = hand > 0
     ok = held & matches(s, g)
-    if hand.shape[1] != NUM_KINDS:
-        _extended_play(s, g, hand, held, ok)
-    else:
-        ok[:, WILD] = held[:, WILD]
-        d4 = held[:, WILD_DRAW_FOUR]
-        if not s.rules.challenge_enabled and d4.any():
-            rows = np.flatnonzero(d4)
-            d4[rows] = draw_four_legal(s, g[rows], hand[rows])
-        ok[:, WILD_DRAW_FOUR] = d4
-    last_card_filter(s, g, ok)
-    _cards_to_actions(s, ok, out)
-    out[:, DRAW] = True if s.rules.voluntary_draw else ~ok.any(axis=1)
-
-
-def _extended_play(
-    s: State, g: np.ndarray, hand: np.ndarray, held: np.ndarray, ok: np.ndarray
-) -> None:
-    """The play phase's colorless cards in the extended layout: wilds always, the +4 kinds
-    (+4, Targeted +4) as the +4, Boomerang never (it only answers)."""
-    layout = s.rules.layout
     wilds, fours = layout.always_playable_kinds, layout.draw_four_kinds
     ok[:, wilds] = held[:, wilds]  # colorless: no color or symbol matched them
     d4 = held[:, fours]
@@ -132,6 +114,9 @@ def _extended_play(
         if rows.size:
             d4[rows] &= draw_four_legal(s, g[rows], hand[rows])[:, None]
     ok[:, fours] = d4
+    last_card_filter(s, g, ok)
+    _cards_to_actions(s, ok, out)
+    out[:, DRAW] = True if s.rules.voluntary_draw else ~ok.any(axis=1)
 
 
 def _drawn_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
@@ -160,7 +145,7 @@ def _respond_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) ->
             allowed |= on_d4[:, None] & is_two[None, :] & same_color
     if rules.wild_cancels_draw:
         allowed[:, WILD] = True
-    if layout.name != "classic":
+    if layout.extended:
         _extended_respond(s, g, top, final, allowed)
     ok = allowed & (hand > 0) & ~final[:, None]
     if rules.stacking != "none":  # a stacked +4 is never challenged: the mask checks it
@@ -185,7 +170,7 @@ def _extended_respond(
 
 def _target_mask(s: State, g: np.ndarray, hand: np.ndarray, out: np.ndarray) -> None:
     out[:, TARGET : TARGET + s.rules.players - 1] = True
-    if s.hands.shape[2] != NUM_KINDS:  # a Swap Hands: not a player in UNO (swap_excludes_uno)
+    if s.rules.layout.extended:  # a Swap Hands: not a player in UNO (swap_excludes_uno)
         rows = np.flatnonzero(s.rules.effect_rank[s.top[g]] == SWAP_HANDS)
         if rows.size:
             allowed = swap_targets(s, g[rows], s.actor[g[rows]])

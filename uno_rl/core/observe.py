@@ -1,7 +1,9 @@
 """Batched observations: any seat's view of each game as one flat float32 vector.
 
-The layout (names, sizes, meaning) is the table in :mod:`uno_rl.core.observe_layout`;
-``SLICES[name]`` gives each piece's position. Only public information and the
+The pieces (names, sizes, meaning) are the table in :mod:`uno_rl.core.observe_layout`, each
+per-kind piece K wide, then in the extended layout the pieces of
+:data:`uno_rl.core.layout.EXTENDED_PIECES`: O values in all (conventions:
+:mod:`uno_rl.core`); ``rules.layout.slices[name]`` gives each piece's position. Only public information and the
 observer's own private information appear: the observer's hand, the card they just
 drew, and a hand a challenge of theirs revealed. ``tests/core/test_observe.py`` checks
 that changing only other players' hidden cards leaves the observation unchanged.
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import WILD_DRAW_FOUR
 from .observe_layout import OBS_SIZE, PIECES, SLICES
 from .phases import DRAWN, OVER
 from .state import State
@@ -20,12 +21,12 @@ __all__ = ["OBS_SIZE", "PIECES", "SLICES", "observe"]
 
 
 def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
-    """(N, OBS_SIZE) float32: the observation of seat ``seats[i]`` in game ``i``.
+    """(N, O) float32: the observation of seat ``seats[i]`` in game ``i``.
 
     Args:
         state: N games.
         seats: (N,) observing seats (absolute), or one int for the same seat in every game.
-        out: optional preallocated (N, OBS_SIZE) float32 buffer to fill.
+        out: optional preallocated (N, O) float32 buffer to fill.
     """
     s, n, p = state, state.num_games, state.rules.players
     layout = s.rules.layout
@@ -73,7 +74,7 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     out[:, SLICES["discard"]] = s.discard
     out[:, _START["draw_pile_size"]] = s.pile_size
     one_hot("drawn_card", s.drawn, (s.phase == DRAWN) & (s.actor == seats))
-    on_d4 = s.top == WILD_DRAW_FOUR if layout.name == "classic" else layout.draw_four_like[s.top]
+    on_d4 = layout.draw_four_like[s.top]
     if on_d4.any():
         # A +4 with no color under it (a first card, say) shows none, and no player when
         # nobody played it.
@@ -91,7 +92,7 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
             s.scores[scored[:, None], columns] / s.rules.match_target
         )
     out[:, _START["progress"]] = s.turn / s.rules.max_turns
-    if layout.name != "classic":
+    if layout.extended:
         _observe_extended(s, seats, out, _START)
     return out
 

@@ -1,5 +1,9 @@
 """Named pieces of the flat float32 observation (one table for engine and reference).
 
+This is the classic layout's table (O = 349); the extended layout widens every per-kind piece
+to its 75 kinds and appends the pieces of :data:`uno_rl.core.layout.EXTENDED_PIECES`
+(``rules.layout.pieces`` is a rules' own).
+
 Seats are given relative to the observer: index 0 is the observer, 1 the next seat
 clockwise, and so on; slots beyond the number of players stay 0.
 
@@ -56,5 +60,5 @@ _start = 0
 for _name, _size in PIECES:
     SLICES[_name] = slice(_start, _start + _size)
     _start += _size
-#: length of the flat observation
+#: length of the classic flat observation; a rules' own is ``rules.layout.obs_size``
 OBS_SIZE: int = _start

@@ -5,9 +5,11 @@ engine (:mod:`uno_rl.core.engine`) must agree with it exactly: same legal action
 observations, same rewards, same end states, for the same deal seed and actions
 (``tests/core/test_differential.py``). Randomness comes from :mod:`uno_rl.core.rng`, a
 pure function of the deal seed, so both draw the same numbers. The game's flow is here; its
-legal moves are in :mod:`.reference_moves`, the cards of rules specification §11 in
-:mod:`.reference_cards`, the close of a step (scoring, the match) in :mod:`.reference_scoring`
-and the observation in :mod:`.reference_observe`.
+legal moves are in :mod:`.reference_moves`; the cards' effects, by what they do, in
+:mod:`.reference_draws` (draw cards and their answers), :mod:`.reference_turn_order` (Skip,
+Reverse, Boomerang) and :mod:`.reference_hands` (seven-zero, Swap and Shuffle Hands, Discard
+All), through one table (:data:`CARD_EFFECTS`); the close of a step (scoring, the match) is in
+:mod:`.reference_scoring` and the observation in :mod:`.reference_observe`.
 
 Order of events, decided once here:
 
@@ -56,27 +58,67 @@ from .actions import (
     DRAW,
     PASS,
 )
-from .cards import DRAW_TWO_RANK, REVERSE_RANK, SKIP_RANK, WILD, WILD_DRAW_FOUR
-from .layout import BOOMERANG, DISCARD_ALL, TARGETED_FOUR, TARGETED_TWO
+from .cards import DRAW_TWO_RANK, KIND_RANK, REVERSE_RANK, SKIP_RANK, WILD, WILD_DRAW_FOUR
+from .layout import (
+    ALL_HIT,
+    BOOMERANG,
+    DISCARD_ALL,
+    DOWNPOUR_ONE,
+    DOWNPOUR_TWO,
+    HIT_FIRE,
+    HIT_TWO,
+    SHUFFLE_HANDS,
+    SWAP_HANDS,
+    TARGETED_FOUR,
+    TARGETED_TWO,
+)
 from .phases import COLOR, DRAWN, JUMP, MULTI, OVER, PLAY, RESPOND
-from .phases import TARGET as TARGET_PHASE
-from .reference_cards import ReferenceNewCards
+from .reference_draws import ReferenceDrawPenalties, is_draw_two
+from .reference_hands import ReferenceHandChanges
 from .reference_moves import ReferenceMoves
 from .reference_observe import observe_reference
 from .reference_scoring import ReferenceScoring, StepOutcome
+from .reference_turn_order import ReferenceTurnOrder
 from .rules import MAX_FIRST_CARD_ATTEMPTS, Rules
 from .state import STAT_NAMES
 
 #: Symbols above this one are the cards of rules specification §11 (:mod:`.layout`).
-WILD_DRAW_FOUR_RANK = 14
+WILD_DRAW_FOUR_RANK = int(KIND_RANK[WILD_DRAW_FOUR])
+
+#: Effect symbol -> what the card does once its play is over (the engine's
+#: :data:`uno_rl.core.effects.CARD_EFFECTS`): ``effect(game, seat, kind, rank, count)``, for
+#: ``count`` cards of that symbol played together (``multi_play_actions``; 1 otherwise),
+#: returns the hand-over ``(next actor, next phase)``, or None when the effect has itself
+#: said who acts (a target phase) or ended the round. A card with no entry (a number, a Wild,
+#: a Discard All, a Boomerang: what they do happens as they are laid) hands over to the next
+#: seat. The 7 and the 0 have theirs only under ``seven_zero``. A Wild Customizable has the
+#: effect of ``customizable_as`` (its effect symbol); as a first card it is a plain Wild.
+CARD_EFFECTS = {
+    0: ReferenceHandChanges._zero,
+    7: ReferenceHandChanges._seven,
+    SKIP_RANK: ReferenceTurnOrder._skip,
+    REVERSE_RANK: ReferenceTurnOrder._reverse,
+    DRAW_TWO_RANK: ReferenceDrawPenalties._draw_penalty,
+    WILD_DRAW_FOUR_RANK: ReferenceDrawPenalties._draw_penalty,
+    TARGETED_TWO: ReferenceDrawPenalties._targeted,
+    TARGETED_FOUR: ReferenceDrawPenalties._targeted,
+    DOWNPOUR_ONE: ReferenceDrawPenalties._downpour,
+    DOWNPOUR_TWO: ReferenceDrawPenalties._downpour,
+    HIT_TWO: ReferenceDrawPenalties._hits,
+    HIT_FIRE: ReferenceDrawPenalties._hits,
+    ALL_HIT: ReferenceDrawPenalties._hits,
+    SWAP_HANDS: ReferenceHandChanges._swap_card,
+    SHUFFLE_HANDS: ReferenceHandChanges._shuffle_card,
+}
 
 
-def is_draw_two(kind: int) -> bool:
-    """A classic +2 (kinds 0 .. 51 are the classic colored cards in every layout)."""
-    return kind < 52 and kind % 13 == DRAW_TWO_RANK
-
-
-class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
+class ReferenceGame(
+    ReferenceMoves,
+    ReferenceDrawPenalties,
+    ReferenceTurnOrder,
+    ReferenceHandChanges,
+    ReferenceScoring,
+):
     """One UNO game (a round, or a match of rounds) in plain Python."""
 
     def __init__(
@@ -135,7 +177,7 @@ class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
         self.press_index = 0
         self.cause = -1
         self.swap_seats = [-1, -1]
-        self.swap_given = [[0] * kinds, [0] * kinds] if layout.name != "classic" else [[], []]
+        self.swap_given = [[0] * kinds, [0] * kinds] if layout.extended else [[], []]
         self.shuffled = False
         self.turn = 0
         self.winner = -1
@@ -155,7 +197,7 @@ class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
             if self.rules.first_draw_two_skips:
                 self.actor = self._next(first)
         if effects and layout.kind_rank[top] > WILD_DRAW_FOUR_RANK:
-            self._first_card_new(top, first, dealer)
+            self._first_card_draws(top, first, dealer)
         elif effects and layout.kind_rank[top] == SKIP_RANK:
             self.actor = self._next(first)
         elif effects and layout.kind_rank[top] == REVERSE_RANK:
@@ -355,63 +397,16 @@ class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
             return
         self._finish_play(seat, kind, count)
 
-    def _play_last_card(self, seat: int, kind: int) -> None:
-        """``seat`` emptied their hand with ``kind``: a final +2/+4 is still drawn (or challenged)."""
-        victim = self._next(seat)
-        if kind == WILD_DRAW_FOUR and self.rules.challenge_enabled and self.pending == 0:
-            self.pending = 4
-            self.actor, self.phase = victim, RESPOND
-            return
-        if kind == WILD_DRAW_FOUR or is_draw_two(kind):
-            self._draw(victim, self.pending + (4 if kind == WILD_DRAW_FOUR else 2))
-            self.pending = 0
-        rank = int(self.rules.effect_rank[kind])
-        if rank > WILD_DRAW_FOUR_RANK and self._final_new_card(seat, rank):
-            return  # a final targeted card: its victim is still to be chosen
-        self._end_round(seat)
-
     def _finish_play(self, seat: int, kind: int, count: int = 1) -> None:
         """Effects of the card that ends ``seat``'s play, a combination of ``count`` cards of
-        its symbol (``multi_play_actions``): n Skips skip n players, n Reverses flip n times,
-        n +2s give 2n cards. The cards of rules specification §11 are in :meth:`_new_card`."""
-        rules, rank = self.rules, int(self.rules.effect_rank[kind])
-        if rank > WILD_DRAW_FOUR_RANK:
-            self._new_card(seat, rank)
-            return
-        if rules.seven_zero and rank == 7:
-            self.actor, self.phase = seat, TARGET_PHASE
-            return
-        if rules.seven_zero and rank == 0:
-            p = self.num_players
-            old = self.hands
-            self.hands = [old[(i - self.direction) % p] for i in range(p)]
-        if rank == SKIP_RANK and rules.boomerangs and count == 1:  # the victim may answer
-            self.cause = seat
-            self._end_turn(seat, self._next(seat), RESPOND)
-        elif rank == SKIP_RANK:
-            self._end_turn(seat, self._next(seat, 1 + count), PLAY)
-        elif rank == REVERSE_RANK:
-            self.direction *= (-1) ** count
-            skips = self.num_players == 2 and rules.two_player_reverse_skips and count % 2
-            self._end_turn(seat, seat if skips else self._next(seat), PLAY)
-        elif kind == WILD_DRAW_FOUR or rank == DRAW_TWO_RANK:
-            self.pending += 4 if kind == WILD_DRAW_FOUR else 2 * count
-            self.cause = seat
-            victim = self._next(seat)
-            can_respond = (
-                rules.stacking != "none"
-                or rules.wild_cancels_draw
-                or (kind == WILD_DRAW_FOUR and rules.challenge_enabled)
-                or rules.boomerangs
-            )
-            if can_respond:
-                self._end_turn(seat, victim, RESPOND)
-            else:
-                self._draw(victim, self.pending)
-                self.pending = 0
-                self._end_turn(seat, self._next(victim), PLAY)
-        else:
-            self._end_turn(seat, self._next(seat), PLAY)
+        its symbol (``multi_play_actions``), through :data:`CARD_EFFECTS`, then the hand-over."""
+        rank = int(self.rules.effect_rank[kind])
+        effect = CARD_EFFECTS.get(rank)
+        if rank in (0, 7) and not self.rules.seven_zero:
+            effect = None
+        handover = effect(self, seat, kind, rank, count) if effect else (self._next(seat), PLAY)
+        if handover is not None:
+            self._end_turn(seat, *handover)
 
     def _end_turn(self, seat: int, next_actor: int, next_phase: int) -> None:
         """Hand over to ``next_actor``, through a jump-in window after a colored card.
@@ -436,31 +431,6 @@ class ReferenceGame(ReferenceMoves, ReferenceNewCards, ReferenceScoring):
                 self.actor, self.phase, self.jump_cursor = seat, JUMP, offset
                 return
         self.actor, self.phase = self.resume_actor, self.resume_phase
-
-    def _challenge(self, seat: int) -> None:
-        bluffer = self.draw4_player
-        self.stats["challenges"][seat] += 1
-        self.stats["draw4_challenged"][bluffer] += 1
-        self.revealed = list(self.hands[bluffer])
-        self.reveal_viewer, self.reveal_target = seat, bluffer
-        if self.draw4_bluff:
-            self.stats["challenges_won"][seat] += 1
-            self.stats["bluffs_caught"][bluffer] += 1
-            if self.rules.caught_bluffer == "takes-back":  # the +4 (or Targeted +4) goes back
-                self.hands[bluffer][self.top] += 1
-                self.discard[self.top] -= 1
-                self.top, self.color = self.prev_top, self.prev_color
-                self.prev_top = -1  # nothing lies under the restored card that could come back
-            if self.rules.caught_bluffer == "loses-turn" and self.hand_size(bluffer):
-                self.skip_turn[bluffer] += 1  # draws nothing, loses the next turn
-            else:  # draws-4, takes-back, or a loses-turn bluffer caught on their last card
-                self._draw(bluffer, self.pending)
-            self.pending = 0
-            self._start_turn(self._next(bluffer))  # the challenger, if they were next
-        else:
-            self._draw(seat, self.pending + 2)
-            self.pending = 0
-            self._after_penalty(self._after_victim(seat))
 
     def _after_penalty(self, next_seat: int, victim: int | None = None) -> None:
         """After a victim drew: the round ends if the +4 was the last card, else play goes on.

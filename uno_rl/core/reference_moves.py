@@ -13,10 +13,7 @@ from .cards import WILD, WILD_DRAW_FOUR
 from .layout import SWAP_HANDS
 from .phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from .phases import TARGET as TARGET_PHASE
-
-
-def _is_draw_two(kind: int) -> bool:
-    return kind < 52 and kind % 13 == 12
+from .reference_draws import is_draw_two
 
 
 class ReferenceMoves:
@@ -37,7 +34,7 @@ class ReferenceMoves:
         kinds = range(layout.num_kinds)
         if self.rules.draw_four_legal == "no-current-color":
             return not any(hand[k] and layout.kind_color[k] == self.color for k in kinds)
-        if layout.name == "classic":
+        if not layout.extended:
             return not (hand[WILD] or any(hand[k] and self._matches(k) for k in range(52)))
         return not any(hand[k] and (self._matches(k) or layout.always_playable[k]) for k in kinds)
 
@@ -105,19 +102,19 @@ class ReferenceMoves:
         boomerang = self.layout.num_kinds - 1  # the extended layout's last kind
         if rules.boomerangs and hand[boomerang] and self._last_card_allows(seat, boomerang):
             legal += self._actions_for(boomerang)
-        if self.top != WILD_DRAW_FOUR and not _is_draw_two(self.top):
+        if self.top != WILD_DRAW_FOUR and not is_draw_two(self.top):
             return legal  # a Skip or a targeted draw: accept or return it
         cards = []
         if rules.stacking != "none":  # the classic +2 and +4 only
-            if _is_draw_two(self.top):
-                cards += [k for k in range(52) if _is_draw_two(k)]
+            if is_draw_two(self.top):
+                cards += [k for k in range(52) if is_draw_two(k)]
                 if rules.stacking == "any":
                     cards.append(WILD_DRAW_FOUR)
             else:
                 cards.append(WILD_DRAW_FOUR)
                 if rules.stacking == "any":
                     colors = self.layout.kind_color
-                    cards += [k for k in range(52) if _is_draw_two(k) and colors[k] == self.color]
+                    cards += [k for k in range(52) if is_draw_two(k) and colors[k] == self.color]
         if rules.wild_cancels_draw:
             cards.append(WILD)
         for k in cards:

@@ -55,7 +55,7 @@ def observe_reference(game, seat: int) -> np.ndarray:
     for s in range(p):
         put("scores", game.scores[s] / game.rules.match_target, rel(s))
     put("progress", game.turn / game.rules.max_turns)
-    if layout.name == "classic":
+    if not layout.extended:
         return obs
     put("dispenser_presses", float(game.presses))
     put("shuffled", float(game.shuffled))

@@ -10,73 +10,48 @@ Presets are TOML files in the top-level ``envs/`` folder (data, not code)::
 
 ``load_rules("house", players=4)`` loads a preset and applies overrides; any
 unknown key or bad value raises :class:`RulesError` naming the key and what is allowed.
+The switches' allowed values and checks are in :mod:`.switches`, finding and reading preset
+files in :mod:`.presets`; their public names are importable from here too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
-import math
 import os
-import tomllib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from uno_rl.plumbing import resources
-from uno_rl.plumbing.tomlfile import (
-    FileReadError,
-    not_a_file,
-    parsed_value_problem,
-    read_small_file,
+from .decks import Deck, DeckError, load_deck
+from .presets import available_presets, presets_dir, read_preset_table
+from .switches import (
+    CHOICES,
+    DEFAULT_DISPENSER_COUNT,
+    RANGES,
+    RulesError,
+    check_keys,
+    check_value,
+    probabilities,
 )
 
-from .decks import Deck, DeckError, load_deck
+__all__ = [
+    "CHOICES",
+    "DEFAULT_DISPENSER_COUNT",
+    "MAX_FIRST_CARD_ATTEMPTS",
+    "RANGES",
+    "Rules",
+    "RulesError",
+    "available_presets",
+    "load_rules",
+    "presets_dir",
+    "read_preset",
+]
 
-
-class RulesError(ValueError):
-    """An invalid rules key or value, contradictory switches, or an unknown preset."""
-
-
-#: Allowed values of every string-valued switch (default first).
-CHOICES: dict[str, tuple[str, ...]] = {
-    "drawn_card": ("may-play", "must-play", "may-not-play", "auto-play"),
-    "draw_four_legal": ("no-current-color", "no-playable-card"),
-    "bluffing": ("allowed", "forbidden"),
-    "caught_bluffer": ("draws-4", "takes-back", "loses-turn"),
-    "stacking": ("none", "same", "any"),
-    "last_card": ("any", "no-draw-four", "no-wild"),
-    "first_wild_color_by": ("first-player", "dealer", "random"),
-    "scoring": ("winner-takes", "losers-add", "rounds"),
-    "dealer": ("random", "rotate"),
-    "reward": ("win-loss", "points"),
-    "dispenser": ("auto", "on", "off"),
-    "customizable_as": (
-        "wild", "wild-hit-fire", "wild-all-hit", "wild-swap-hands", "wild-shuffle-hands",
-        "downpour+1", "downpour+2",
-    ),
-}  # fmt: skip
-
-#: 1 + Binomial(11, 0.36): the default number of cards a dispenser fire shoots (1 .. 12).
-DEFAULT_DISPENSER_COUNT = tuple(math.comb(11, k) * 0.36**k * 0.64 ** (11 - k) for k in range(12))
 
 #: Most reshuffles a deal makes to find a first card. A deck is refused unless the pile always
 #: keeps one that may be turned first (see ``Rules``), so a deal needs about as many tries as
 #: the pile has cards at worst; the bound only turns a broken invariant into an error.
 MAX_FIRST_CARD_ATTEMPTS = 100_000
-
-#: Inclusive ranges of every numeric switch.
-RANGES: dict[str, tuple[float, float]] = {
-    "players": (2, 10),
-    "hand_size": (1, 20),
-    "uno_forget_prob": (0.0, 1.0),
-    "uno_catch_prob": (0.0, 1.0),
-    "uno_penalty": (1, 4),
-    "match_target": (1, 100_000),
-    "match_rounds": (0, 1_000),
-    "max_turns": (10, 1_000_000),
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,9 +182,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
-            _check_value(field.name, getattr(self, field.name), field.default)
+            check_value(field.name, getattr(self, field.name), field.default)
         for name in ("dispenser_hazard", "dispenser_count"):
-            object.__setattr__(self, name, _probabilities(name, getattr(self, name)))
+            object.__setattr__(self, name, probabilities(name, getattr(self, name)))
         if self.dispenser_hazard[-1] != 1.0:
             raise RulesError(
                 "dispenser_hazard: the last entry must be 1.0 (the dispenser fires at the "
@@ -311,7 +286,7 @@ class Rules:
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated)."""
-        _check_keys(changes)
+        check_keys(changes, _field_names())
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -324,119 +299,12 @@ class Rules:
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> Rules:
         """Build from a mapping; unknown keys raise :class:`RulesError`."""
-        _check_keys(values)
+        check_keys(values, _field_names())
         return cls(**dict(values))
 
 
 def _field_names() -> list[str]:
     return [f.name for f in dataclasses.fields(Rules)]
-
-
-def _check_keys(values: Mapping[str, Any]) -> None:
-    names = _field_names()
-    for key in values:
-        if key not in names:
-            close = difflib.get_close_matches(str(key), names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise RulesError(f"unknown rules key {key!r}{hint}; allowed keys: {', '.join(names)}")
-
-
-def _probabilities(name: str, value: Any) -> tuple[float, ...]:
-    """``value`` as a tuple of probabilities in [0, 1] (1 to 64 of them), or a clear error."""
-    if not isinstance(value, list | tuple) or not 1 <= len(value) <= 64:
-        raise RulesError(
-            f"rules key {name!r} must be a list of 1 to 64 probabilities, got {value!r}"
-        )
-    for item in value:
-        if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item <= 1:
-            raise RulesError(
-                f"rules key {name!r}: every entry must be a number in [0, 1], got {item!r}"
-            )
-    return tuple(float(v) for v in value)
-
-
-def _check_value(name: str, value: Any, default: Any) -> None:
-    if isinstance(default, tuple):
-        return  # lists of probabilities: checked by _probabilities
-    if name == "deck":
-        if not isinstance(value, str) or not value.strip():
-            raise RulesError(f"rules key 'deck' must be a deck name or a TOML path, got {value!r}")
-        return  # loaded (and so checked) by Rules.deck_cards
-    if isinstance(default, bool):
-        if not isinstance(value, bool):
-            raise RulesError(f"rules key {name!r} must be true or false, got {value!r}")
-    elif isinstance(default, str):
-        allowed = CHOICES[name]
-        if value not in allowed:
-            raise RulesError(
-                f"rules key {name!r} must be one of {', '.join(map(repr, allowed))}; got {value!r}"
-            )
-    else:
-        low, high = RANGES[name]
-        kind = int if isinstance(default, int) else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kind):
-            expected = "an integer" if kind is int else "a number"
-            raise RulesError(
-                f"rules key {name!r} must be {expected} in [{low}, {high}], got {value!r}"
-            )
-        if not low <= value <= high:
-            raise RulesError(f"rules key {name!r} must be in [{low}, {high}], got {value!r}")
-
-
-def presets_dir() -> Path:
-    """The folder of the shipped preset TOML files (``uno_rl/data/envs``, from ``envs/``)."""
-    return resources.shipped_dir("presets")
-
-
-def available_presets() -> list[str]:
-    """Names of the presets: the user folders' (``$UNO_RL_PRESETS``) and the shipped, sorted."""
-    return [entry.name for entry in resources.entries("presets")]
-
-
-def _preset_path(name_or_path: str | os.PathLike[str]) -> Path:
-    """The file of a preset given by name (``NAME.toml`` in ``$UNO_RL_PRESETS``'s folders, then
-    the shipped presets) or by path to a TOML file."""
-    text = os.fspath(name_or_path) if isinstance(name_or_path, os.PathLike) else str(name_or_path)
-    path = Path(text)
-    as_path = isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or "/" in text
-    if as_path and not_a_file(path) is not None:
-        return path  # read_preset names what it is (a folder, a FIFO, a symlink loop...)
-    if text.endswith(".toml") and path.is_file():
-        return path
-    try:
-        named = resources.find("presets", f"{text}.toml") or presets_dir() / f"{text}.toml"
-    except ValueError as error:  # a user folder's entry that cannot be followed
-        raise RulesError(str(error)) from None
-    if named.is_file() or not_a_file(named) is not None:
-        return named
-    if as_path:
-        raise RulesError(f"preset file {text} does not exist")
-    raise RulesError(
-        f"unknown preset {text!r}; available presets: {', '.join(available_presets()) or 'none'}"
-    )
-
-
-def _toml_type(value: Any) -> str:
-    """How TOML calls the type of ``value`` (for error messages)."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        tables = bool(value) and all(isinstance(v, dict) for v in value)
-        return "an array of tables" if tables else "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return "a date or time"
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -446,46 +314,7 @@ def read_preset(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
     ``rules`` that is not a table, an unknown or invalid switch) raises :class:`RulesError`
     naming the file and the problem; what is returned is a valid rule set.
     """
-    path = _preset_path(name_or_path)
-    try:
-        raw = read_small_file(path)
-    except FileReadError as error:
-        words = str(error)
-        if error.kind == "a folder":
-            words = "is a folder, not a preset file (a TOML file with a [rules] table)"
-        raise RulesError(f"preset file {path} {words}") from None
-    try:
-        text = raw.decode("utf-8-sig")  # an editor's byte-order mark is fine
-    except UnicodeDecodeError as error:
-        raise RulesError(
-            f"preset file {path} is not a text file: byte {error.start} is not UTF-8 "
-            "(a preset is TOML text)"
-        ) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"preset file {path} is not valid TOML: {error}") from error
-    except RecursionError:
-        raise RulesError(f"preset file {path} is not usable TOML: nested too deeply") from None
-    except ValueError as error:  # int() refuses a number of 4,300 or more digits
-        raise RulesError(
-            f"preset file {path} is not usable TOML: {parsed_value_problem(error)}"
-        ) from None
-    extra = set(data) - {"description", "rules"}
-    if extra:
-        raise RulesError(f"preset file {path}: unknown top-level keys {sorted(extra)}; use [rules]")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise RulesError(
-            f"preset file {path}: description must be a string, got {_toml_type(description)}"
-        )
-    table = data.get("rules", {})
-    if not isinstance(table, dict):
-        raise RulesError(
-            f"preset file {path}: rules must be a table (a [rules] section of key = value "
-            f"lines), got {_toml_type(table)}: rules = {_short(table)}"
-        )
-    values = dict(table)
+    path, values = read_preset_table(name_or_path)
     try:
         Rules.from_dict(values)
     except RulesError as error:

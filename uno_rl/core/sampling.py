@@ -1,4 +1,4 @@
-"""Uniformly random legal actions over a batch of (N, 77) bool legal masks.
+"""Uniformly random legal actions over a batch of (N, A) bool legal masks.
 
 :func:`sample_legal_actions` is the random policy every layer uses (random agents, the
 envs' opponents, the bench); its randomness is the caller's explicit, seeded Generator.
@@ -30,7 +30,7 @@ def sample_legal_actions(mask: np.ndarray, generator: np.random.Generator) -> np
     """(N,) int64: a uniformly random legal action per game (each game needs one).
 
     Args:
-        mask: (N, 77) bool legal mask.
+        mask: (N, A) bool legal mask (A: the layout's actions, :mod:`uno_rl.core`).
         generator: explicit, seeded ``numpy.random.Generator``.
     """
     n, width = mask.shape

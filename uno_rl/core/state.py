@@ -100,7 +100,7 @@ class State:
         """Zeroed state of ``num_games`` games (not dealt yet)."""
         n, p = num_games, rules.players
         kinds, cards = rules.layout.num_kinds, rules.deck_cards.size
-        extended = 0 if rules.layout.name == "classic" else kinds
+        extended = kinds if rules.layout.extended else 0
 
         def small(fill: int = 0, dtype=np.int8) -> np.ndarray:
             return np.full(n, fill, dtype=dtype)

@@ -4,8 +4,8 @@ Who acts next is ``actor`` (N,) int8 in phase ``phase`` (N,) int8 (:mod:`uno_rl.
 A card's effects (:mod:`.effects`) decide the next seat and phase; :func:`end_turn` hands
 over to them, through a jump-in window first when the rules have one (the pending hand-over
 waits in ``resume_actor`` / ``resume_phase``, the window's state in ``jump_card``,
-``jump_from`` and ``jump_cursor``, all (N,) int8). Every function takes ``g``, a (k,) int64
-index array of distinct games, and (k,) int8 seats.
+``jump_from`` and ``jump_cursor``, all (N,) int8). Every function takes ``s``, ``g`` and
+``seats`` (conventions: :mod:`uno_rl.core`).
 """
 
 from __future__ import annotations

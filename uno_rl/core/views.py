@@ -1,10 +1,9 @@
 """Batched addressing shared by the engine modules: flat views, (game, seat) rows, seat order.
 
-Every helper takes a :class:`~uno_rl.core.state.State` of N games with P seats and a (k,)
-int64 index array ``g`` of distinct games; ``seats`` is (k,) int8 or int64, one seat per game.
-Advanced indexing with one flat index is several times faster than with two or three index
-arrays, so the hot paths address (game, seat) pairs and cards through flat 1-d views:
-``hands.reshape(-1)[(g * P + seat) * 54 + kind]``, ``pile.reshape(-1)[g * 108 + lane]``.
+Every helper takes ``s`` and ``g`` (conventions: :mod:`uno_rl.core`); ``seats`` may be int8
+or int64 here. Advanced indexing with one flat index is several times faster than with two or
+three index arrays, so the hot paths address (game, seat) pairs and cards through flat 1-d
+views: ``hands.reshape(-1)[(g * P + seat) * K + kind]``, ``pile.reshape(-1)[g * D + lane]``.
 """
 
 from __future__ import annotations

@@ -41,11 +41,14 @@ holds both to the reference game at every decision.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW, NUM_ACTIONS
+from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW
 from uno_rl.core.cards import NUM_KINDS, WILD_DRAW_FOUR
 from uno_rl.core.convert import to_state
+from uno_rl.core.layout import CLASSIC
 from uno_rl.core.observe_layout import OBS_SIZE, SLICES
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.reference import ReferenceGame, StepOutcome
@@ -56,20 +59,20 @@ from uno_rl.core.state import State
 
 __all__ = ["OBS_SIZE", "FastGame", "SingleGame", "check_action", "legal_text", "no_actions"]
 
-#: (77,) int8 all-zero mask, read-only: the mask of anyone who is not to act (classic).
-NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
-NO_ACTIONS.flags.writeable = False
 
-
+@functools.cache
 def no_actions(num_actions: int) -> np.ndarray:
-    """(num_actions,) int8 all-zero read-only mask (:data:`NO_ACTIONS` for the classic 77)."""
-    if num_actions == NUM_ACTIONS:
-        return NO_ACTIONS
+    """(A,) int8 all-zero read-only mask, one per action count: the mask of anyone who is
+    not to act."""
     mask = np.zeros(num_actions, dtype=np.int8)
     mask.flags.writeable = False
     return mask
 
 
+# FastGame's observation is a classic-only fast path (the extended layout takes the
+# reference's), sized by the classic layout's module constants: measured on mid-round games
+# of 4 players under the official rules (median of 7 runs), 2.4x faster than the reference's
+# general observation.
 _NO_BYTES = bytes(OBS_SIZE)
 
 # Start offsets of the observation pieces (see uno_rl.core.observe_layout).
@@ -152,7 +155,7 @@ class FastGame(ScalarGame):
     def step_legal(self, action: int) -> StepOutcome:
         """:meth:`step` for an ``int`` action already checked to be in
         :meth:`legal_actions` (the env's own check); nothing is checked again here."""
-        if self.layout.name != "classic":  # the extended layout: the reference's own step
+        if self.layout.extended:  # the reference's own step
             outcome = super().step(action)
             self._legal = None
             return outcome
@@ -175,7 +178,7 @@ class FastGame(ScalarGame):
         cards, one-hots), so they are written into this game's byte workspace and converted
         to float32 in one call; the rest is set afterwards. ``seat`` is not checked here.
         """
-        if self.layout.name != "classic":
+        if self.layout.extended:
             return ReferenceGame.observe(self, seat)
         p = self.num_players
         hands = self.hands
@@ -220,7 +223,7 @@ class FastGame(ScalarGame):
         return obs
 
 
-def check_action(action, num_actions: int = NUM_ACTIONS) -> int:
+def check_action(action, num_actions: int = CLASSIC.num_actions) -> int:
     """The action as a Python ``int``, or a clear error.
 
     Accepted: a Python ``int`` (not ``bool``), a NumPy integer scalar, or a 0-d NumPy

@@ -117,10 +117,10 @@ from uno_rl.core.rules import Rules
 from uno_rl.render.frames import render_frame
 from uno_rl.render.text import present, render_text
 
+from .env_checks import check_learner_seat, load_env_rules
 from .game import SingleGame, check_action, legal_text
 from .opponents import opponent_name, resolve_opponents
 from .uno_v1 import observation_bounds
-from .vector import check_learner_seat, load_env_rules
 
 __all__ = ["Opponent", "UnoEnv", "random_opponent", "single_opponent"]
 

@@ -149,7 +149,7 @@ def state_layout(layout: Layout = CLASSIC) -> StateLayout:
     """The :class:`StateLayout` of card layout ``layout`` (``rules.layout``; built once)."""
     if not isinstance(layout, Layout):
         raise TypeError(f"layout must be a uno_rl.core.layout.Layout, got {layout!r}")
-    pieces = _pieces(layout.num_kinds, layout.name != "classic")
+    pieces = _pieces(layout.num_kinds, layout.extended)
     slices, offset = {}, 0
     for name, size in pieces:
         slices[name] = slice(offset, offset + size)

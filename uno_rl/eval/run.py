@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
 from uno_rl.agents import make_agent
+from uno_rl.agents.base import Agent
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.plumbing.cli import MAX_COUNT, check_float, check_int, check_seed
 from uno_rl.plumbing.durable import replace_durably
@@ -39,6 +41,7 @@ __all__ = [
     "Evaluation",
     "as_matches",
     "check_count",
+    "check_live_agents",
     "check_run_size",
     "check_settings",
     "default_workers",
@@ -303,6 +306,20 @@ def parallel_workers(workers: int, backend: str = "local", address: str | None =
     return max(1, min(workers, default_workers()))
 
 
+def check_live_agents(
+    live: Mapping[str, Agent], rules: Rules, replays: ReplayRequest | None = None
+) -> None:
+    """``ValueError`` unless every live agent is an agent made for ``rules`` (and no replays
+    are asked for: the replay recorder builds agents from their names)."""
+    for name, agent in live.items():
+        if not isinstance(agent, Agent):
+            raise ValueError(f"live agent {name!r} must be an Agent, got {type(agent).__name__}")
+        if agent.rules != rules:
+            raise ValueError(f"live agent {name!r} was made for other rules")
+    if live and replays is not None:
+        raise ValueError("replays are not recorded in an evaluation with live agents")
+
+
 def evaluate_variant(
     rules: Rules,
     label: str,
@@ -318,6 +335,7 @@ def evaluate_variant(
     pool=None,
     replays: ReplayRequest | None = None,
     deal_scores: bool = False,
+    live: Mapping[str, Agent] | None = None,
 ) -> Evaluation:
     """Play and summarise one variant (rules already built).
 
@@ -328,12 +346,19 @@ def evaluate_variant(
     sample of the games (:mod:`.replays`); an
     illegal action's replay is saved before its :class:`~uno_rl.eval.jobs.IllegalActionError`
     propagates (``error.replay_path``).
+
+    ``live``: agent objects playing under the names the match-ups give them (the tables name
+    them so), instead of agents built from those names (:mod:`.tournament`): a policy in
+    training, say. They must be made for ``rules``; with more than one worker they are
+    pickled to the worker processes. Replays are not recorded for such a run.
     """
     check_count(rounds, rules.match)
     check_settings(seed, workers, confidence, rating_rounds)
+    live = dict(live or {})
+    check_live_agents(live, rules, replays)
 
     def chunks():  # planned lazily, as often as needed: a chunk is a few numbers
-        return iter_chunks(rules, matchups, rounds, seed, slots)
+        return iter_chunks(rules, matchups, rounds, seed, slots, live)
 
     workers = default_workers() if workers is None else workers
     deals = math.ceil(rounds / rules.players)
@@ -346,7 +371,7 @@ def evaluate_variant(
         desc=description or f"{label} {rules.players}p",
         leave=False,
     ) as bar:
-        task = play_chunk
+        task = functools.partial(play_chunk, live=live) if live else play_chunk
         if replays is not None:
             task = sampled_task(replays.sample, rules, len(matchups), total // len(matchups), seed)
         try:

@@ -13,6 +13,11 @@ how many worker processes play the chunks. Line-ups with a search agent play the
 in pieces of at most :data:`SEARCH_CHUNK_DEALS` deals (the same deals; each piece its own agent
 generator; a small run's pieces are smaller, :func:`search_piece_deals`), so that their slow
 work spreads over every worker.
+
+Line-ups name agents by spec; *live* agents (``live``: a mapping from a name used in the
+line-ups to an :class:`~uno_rl.agents.base.Agent` object, such as the policy a training run is
+training) play as those objects instead of being built from the name. They travel to worker
+processes by pickling, so they must pickle.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, w
 import numpy as np
 
 from uno_rl.agents import AgentError, make_agent
+from uno_rl.agents.base import Agent
 from uno_rl.core.rules import Rules
 from uno_rl.plumbing import processes
 
@@ -47,6 +53,7 @@ __all__ = [
     "concat_outcomes",
     "cross_matchups",
     "iter_chunks",
+    "lineup_searches",
     "make_matchups",
     "plan_chunks",
     "play_chunks",
@@ -184,17 +191,22 @@ class Chunk:
 
 
 def iter_chunks(
-    rules: Rules, matchups: Sequence[Matchup], rounds: int, seed: int, slots: int = 4096
+    rules: Rules,
+    matchups: Sequence[Matchup],
+    rounds: int,
+    seed: int,
+    slots: int = 4096,
+    live: Mapping[str, Agent] | None = None,
 ) -> Iterator[Chunk]:
     """Chunks playing at least ``rounds`` jobs per match-up (whole deals: a multiple of P):
     rounds, or whole matches when ``rules.match`` (then a deal seeds the match's first round,
     and each later round's deal follows from the one before, the same in every seating).
 
     A generator: a run of any size starts at once, whatever its number of chunks
-    (:func:`chunk_count`)."""
+    (:func:`chunk_count`). ``live``: the line-ups' live agents (module docstring)."""
     deals = math.ceil(rounds / rules.players)
     for m, matchup in enumerate(matchups):
-        piece = search_piece_deals(deals) if searches(matchup.lineup, rules) else 0
+        piece = search_piece_deals(deals) if lineup_searches(matchup.lineup, rules, live) else 0
         for c, first in enumerate(range(0, deals, CHUNK_DEALS)):
             count = min(CHUNK_DEALS, deals - first)
             if not piece:
@@ -205,12 +217,17 @@ def iter_chunks(
                             min(piece, count - offset), slots, j, offset)  # fmt: skip
 
 
-def chunk_count(rules: Rules, matchups: Sequence[Matchup], rounds: int) -> int:
+def chunk_count(
+    rules: Rules,
+    matchups: Sequence[Matchup],
+    rounds: int,
+    live: Mapping[str, Agent] | None = None,
+) -> int:
     """How many chunks :func:`iter_chunks` yields."""
     deals = math.ceil(rounds / rules.players)
     total = 0
     for matchup in matchups:
-        if searches(matchup.lineup, rules):
+        if lineup_searches(matchup.lineup, rules, live):
             piece = search_piece_deals(deals)
             whole, rest = divmod(deals, CHUNK_DEALS)
             total += whole * math.ceil(CHUNK_DEALS / piece) + math.ceil(rest / piece)
@@ -240,20 +257,43 @@ def searches(lineup: tuple[str, ...], rules: Rules) -> bool:
     return False
 
 
+def lineup_searches(
+    lineup: tuple[str, ...], rules: Rules, live: Mapping[str, Agent] | None = None
+) -> bool:
+    """:func:`searches`, where the names in ``live`` are those live agents."""
+    if not live:
+        return searches(lineup, rules)
+    if any(live[spec].needs_state for spec in lineup if spec in live):
+        return True
+    return searches(tuple(spec for spec in lineup if spec not in live), rules)
+
+
 def plan_chunks(
-    rules: Rules, matchups: Sequence[Matchup], rounds: int, seed: int, slots: int = 4096
+    rules: Rules,
+    matchups: Sequence[Matchup],
+    rounds: int,
+    seed: int,
+    slots: int = 4096,
+    live: Mapping[str, Agent] | None = None,
 ) -> list[Chunk]:
     """:func:`iter_chunks` as a list (for small plans and tests)."""
-    return list(iter_chunks(rules, matchups, rounds, seed, slots))
+    return list(iter_chunks(rules, matchups, rounds, seed, slots, live))
 
 
 def play_chunk(
     chunk: Chunk,
     on_finished: Callable[[int], None] | None = None,
     recorder: Recorder | None = None,
+    live: Mapping[str, Agent] | None = None,
 ) -> Outcomes:
-    """Play one chunk (in this process); ``recorder``: see :func:`play_jobs`."""
-    agents = {spec: make_agent(spec, chunk.rules) for spec in dict.fromkeys(chunk.lineup)}
+    """Play one chunk (in this process); ``recorder``: see :func:`play_jobs`; ``live``: the
+    line-up names that play as these agent objects (module docstring), the others are built
+    from their spec."""
+    live = live or {}
+    agents = {
+        spec: live[spec] if spec in live else make_agent(spec, chunk.rules)
+        for spec in dict.fromkeys(chunk.lineup)
+    }
     return play_jobs(
         chunk.rules,
         [agents[spec] for spec in chunk.lineup],

@@ -7,7 +7,7 @@ upper bound, a finite float in a range, a seed), so that ``nan``, ``-5`` or a 30
 refused before any work starts.
 
 Every error line goes out through :func:`print_error` (``fail`` and ``CliParser`` included),
-which escapes control and format characters (:func:`uno_rl.render.safe.printable`): a name
+which escapes control and format characters (:func:`uno_rl.plumbing.safe_text.printable`): a name
 read from a user's file or typed on the command line (``ESC]0;...BEL``, ``ESC[2J``, U+202E)
 reaches the terminal as visible text, never as a command to it.
 """
@@ -19,10 +19,10 @@ import difflib
 import math
 import sys
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
-from uno_rl.render.safe import printable
+from uno_rl.plumbing.safe_text import printable
 
 __all__ = [
     "MAX_COUNT",
@@ -34,11 +34,14 @@ __all__ = [
     "count_type",
     "did_you_mean",
     "fail",
+    "failure_reason",
     "float_type",
     "parse_switch",
+    "parse_switches",
     "parse_toml_value",
     "print_error",
     "seed_type",
+    "short_repr",
 ]
 
 # Counts of rounds, matches, decisions or games above this are refused: 10^12 rounds would take
@@ -57,7 +60,7 @@ class CliParser(argparse.ArgumentParser):
 
 def print_error(message: object) -> None:
     """Print ``error: message`` on stderr, one line, its control and format characters
-    escaped (:func:`~uno_rl.render.safe.printable`; escaping twice changes nothing)."""
+    escaped (:func:`~uno_rl.plumbing.safe_text.printable`; escaping twice changes nothing)."""
     print(f"error: {printable(message)}", file=sys.stderr)
 
 
@@ -206,3 +209,37 @@ def parse_switch(text: str) -> tuple[str, Any]:
         return key.strip(), parse_toml_value(value)
     except ValueError as error:
         raise ValueError(f"{key.strip()[:40]}: {error}") from None
+
+
+def parse_switches(texts: Sequence[str]) -> dict[str, Any]:
+    """Every program's ``--set KEY=VALUE`` options as rule switches by key (a later one of a
+    key wins); ``ValueError`` starting ``--set`` for one :func:`parse_switch` refuses."""
+    switches: dict[str, Any] = {}
+    for text in texts:
+        try:
+            key, value = parse_switch(text)
+        except ValueError as error:
+            raise ValueError(f"--set {error}") from None
+        switches[key] = value
+    return switches
+
+
+def short_repr(text: str, limit: int = 100) -> str:
+    """``repr(text)``, its middle cut out past ``limit`` characters (the end of a path names
+    the file)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[: limit // 2]}...{shown[-limit // 3 :]}"
+
+
+def failure_reason(error: BaseException) -> str:
+    """A short reason for an error met while reading a file or a value (a binary file, a
+    number of 4,300 digits or more, nesting too deep, the system's word for an OS error)."""
+    if isinstance(error, RecursionError):
+        return "nested too deep"
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text (a binary file?)"
+    if isinstance(error, ValueError) and "integer string conversion" in str(error):
+        return "a number with 4,300 or more digits"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)

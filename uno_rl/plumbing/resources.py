@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from uno_rl.plumbing.safe_text import printable
 from uno_rl.plumbing.tomlfile import FileReadError, read_small_file
-from uno_rl.render.safe import printable
 
 __all__ = [
     "KINDS",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_rl.core.actions import NUM_ACTIONS
+from uno_rl.core.layout import CLASSIC
 
 from .stored_obs import store
 
@@ -39,7 +39,7 @@ class TurnBuffer:
         capacity: int,
         features: int,
         streams: int,
-        actions: int = NUM_ACTIONS,
+        actions: int = CLASSIC.num_actions,
         obs_dtype: np.dtype | type = np.float32,
     ):
         self.capacity = capacity

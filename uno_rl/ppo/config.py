@@ -34,7 +34,8 @@ from typing import Any
 from uno_rl.core.layout import EXTENDED_PIECES
 from uno_rl.core.observe_layout import PIECES
 from uno_rl.core.rules import Rules, load_rules
-from uno_rl.plumbing.cli import MAX_SEED, parse_switch, parse_toml_value
+from uno_rl.plumbing.cli import MAX_SEED, parse_toml_value
+from uno_rl.plumbing.cli import parse_switches as cli_switches
 from uno_rl.plumbing.tomlfile import read_toml
 
 from .config_checks import TrainConfigError
@@ -397,14 +398,10 @@ def add_arguments(parser: argparse.ArgumentParser, shown: TrainConfig | None = N
 def parse_switches(items: list[str]) -> dict[str, Any]:
     """``--set KEY=VALUE`` options as a table of rule switches (VALUE read as TOML, or a bare
     string: ``any``); :class:`TrainConfigError` for a malformed one."""
-    out: dict[str, Any] = {}
-    for item in items:
-        try:
-            key, value = parse_switch(item)
-        except ValueError as error:
-            raise TrainConfigError(f"--set {error}") from None
-        out[key] = value
-    return out
+    try:
+        return cli_switches(items)
+    except ValueError as error:
+        raise TrainConfigError(str(error)) from None
 
 
 def option_name(field: str) -> str:

@@ -42,7 +42,7 @@ def resolve_features(features: Sequence[str], layout: Layout) -> list[str]:
     (every classic piece, :data:`~uno_rl.ppo.config.ALL_FEATURES`) on a layout with more
     pieces (extended) is every piece of it; any other list is kept as given."""
     features = list(features)
-    if layout is not CLASSIC and features == list(ALL_FEATURES):
+    if layout.extended and features == list(ALL_FEATURES):
         return features + [name for name, _ in EXTENDED_PIECES]
     return features
 

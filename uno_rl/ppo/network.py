@@ -210,7 +210,7 @@ class PolicyNetwork(nn.Module):
         ``s`` reads ``h = 2s - 1``, so ``W h + b = 2W s + (b - W 1)``. The input scale is folded
         into the first layer, and the policy and value heads are one matrix product (the
         value a row under the logits): a (B, 1) product of its own costs about as much as
-        the 77 logits. Small (H x F) operations; gradients flow through them to the saved
+        the A logits. Small (H x F) operations; gradients flow through them to the saved
         parameters."""
         linears = [layer for layer in self.trunk if isinstance(layer, nn.Linear)]
         head_weight = torch.cat([self.policy.weight, self.value.weight])

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from uno_rl.agents.base import Agent
+
 from .config import TrainConfig
 from .selfplay import Stats
 
 __all__ = [
     "eval_metrics",
     "evaluate_policy",
+    "evaluation_variant",
     "final_report",
     "format_final",
     "hparam_metrics",
@@ -95,8 +98,18 @@ def hparam_metrics(config: TrainConfig, match: bool) -> list[str]:
     return [*tags, "losses/explained_variance", "charts/SPS"]
 
 
+def evaluation_variant(config: TrainConfig):
+    """The rules of the run's evaluations (:meth:`TrainConfig.rules`) and their variant label
+    in the tables (the preset and the switches that differ from it)."""
+    from uno_rl.core.rules import load_rules
+    from uno_rl.eval.run import variant_label
+
+    base = load_rules(config.preset, players=config.players)
+    return config.rules(), variant_label(config.preset, dict(config.switches), base)
+
+
 def evaluate_policy(
-    policy: Path,
+    policy: Path | Agent,
     config: TrainConfig,
     count: int,
     seed: int,
@@ -106,43 +119,59 @@ def evaluate_policy(
 ):
     """Duplicate-deal evaluation of ``policy`` against each eval agent (head to head):
     ``count`` rounds each, or whole matches where the rules play matches. ``progress``: the
-    evaluator's bar, one per opponent, named ``WHAT: COUNT rounds vs OPPONENT``."""
-    from uno_rl.eval.run import Evaluation, evaluate_variant, resolve_variant
+    evaluator's bar, one per opponent, named ``WHAT: COUNT rounds vs OPPONENT``.
+
+    ``policy``: the agent itself (the policy in training,
+    :class:`~uno_rl.ppo.live_policy.LivePolicyAgent`, made for the run's rules), or a policy
+    file played as ``ppo:checkpoint=FILE``; either way the tables name it ``ppo``, and the same
+    weights and seed give the same numbers."""
+    from uno_rl.eval.run import Evaluation, evaluate_variant
     from uno_rl.eval.tournament import make_matchups
 
-    rules, label = resolve_variant(config.preset, config.players, dict(config.switches))
+    rules, label = evaluation_variant(config)
     unit = "matches" if rules.match else "rounds"
-    spec = f"ppo:checkpoint={policy}"
+    live = {"ppo": policy} if isinstance(policy, Agent) else {}
+    spec = "ppo" if live else f"ppo:checkpoint={policy}"
     parts = []
     for opponent in config.eval_agents:
         matchups = make_matchups([spec, opponent], rules.players, "head-to-head")
         named = f"{what}: {count:,} {unit} vs {opponent}"
         parts.append(
             evaluate_variant(
-                rules, label, matchups, count, seed, workers, progress=progress, description=named
+                rules, label, matchups, count, seed, workers, progress=progress,
+                description=named, live=live,
             )
-        )
+        )  # fmt: skip
     result = Evaluation.concat(parts)
-    for table in (result.agents, result.seats, result.pairs):
-        for column in ("agent", "agent_a", "agent_b", "matchup"):
-            if column in table:
-                table[column] = table[column].str.replace(spec, "ppo", regex=False)
+    if not live:
+        for table in (result.agents, result.seats, result.pairs):
+            for column in ("agent", "agent_a", "agent_b", "matchup"):
+                if column in table:
+                    table[column] = table[column].str.replace(spec, "ppo", regex=False)
     return result
 
 
-def final_report(run: Path, config: TrainConfig, summary: dict, progress: bool = False) -> str:
-    """Evaluate ``policy.pt`` against the eval agents (``final_eval_rounds`` rounds each, or
-    ``final_eval_matches`` matches where the rules play matches; "" when that is 0), with the
-    evaluator's bar where ``progress``; save and format the table."""
-    from uno_rl.eval.run import default_workers, resolve_variant
+def final_report(
+    run: Path,
+    config: TrainConfig,
+    summary: dict,
+    progress: bool = False,
+    policy: Agent | None = None,
+) -> str:
+    """Evaluate the trained policy against the eval agents (``final_eval_rounds`` rounds
+    each, or ``final_eval_matches`` matches where the rules play matches; "" when that is 0),
+    with the evaluator's bar where ``progress``; save and format the table. ``policy``: the
+    trained policy as an agent, where it is at hand (:func:`evaluate_policy`); else the run's
+    ``policy.pt``."""
+    from uno_rl.eval.run import default_workers
 
-    rules, _ = resolve_variant(config.preset, config.players, dict(config.switches))
+    rules = config.rules()
     _, count = config.eval_size(True, rules.match)
     if not count:
         return ""
     result = evaluate_policy(
-        run / "policy.pt", config, count, config.seed + 10**6, default_workers(), progress,
-        "final evaluation",
+        run / "policy.pt" if policy is None else policy, config, count, config.seed + 10**6,
+        default_workers(), progress, "final evaluation",
     )  # fmt: skip
     result.save(run / "final_eval")
     return format_final(result, count, rules.match)

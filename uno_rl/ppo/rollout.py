@@ -59,7 +59,7 @@ class Rollout:
 
     Arrays (first axis: transition): ``obs`` (T, F) float32, or int16 bfloat16 bits from
     a bfloat16 trunk (the network's columns; :mod:`uno_rl.ppo.stored_obs`),
-    ``mask`` (T, 77) bool, ``action`` (T,) int64, ``logp`` and ``value`` (T,) float32 under
+    ``mask`` (T, A) bool (A: the layout's actions), ``action`` (T,) int64, ``logp`` and ``value`` (T,) float32 under
     the policy that acted (refreshed for transitions carried from the last rollout),
     ``advantages`` and ``returns`` (T,) float32 (GAE). ``stats``: the games' counters.
     """

@@ -5,8 +5,7 @@ seeds, rewards or opponents) stay in one basin of the loss, and the mean of thei
 plays better than any of them alone (Wortsman et al., 2022, "Model soups").
 :func:`average_policies` averages every tensor of the model uniformly (in float32, then cast
 back to each tensor's dtype); ``config`` is the first input's, and ``averaged_from`` lists the
-inputs. The command line is ``uno_rl average`` (:mod:`uno_rl.programs.average`; also
-``python -m uno_rl.ppo.soup``).
+inputs. The command line is ``uno_rl average`` (:mod:`uno_rl.programs.average`).
 """
 
 from __future__ import annotations
@@ -78,11 +77,3 @@ def average_policies(paths: Sequence[str | Path]) -> dict[str, Any]:
     payload["model"] = averaged
     payload["averaged_from"] = [str(path) for path, _ in loaded]
     return payload
-
-
-if __name__ == "__main__":  # python -m uno_rl.ppo.soup: the same as uno_rl average
-    import sys
-
-    from uno_rl.__main__ import main
-
-    sys.exit(main(["average", *sys.argv[1:]]))

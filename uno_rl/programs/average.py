@@ -1,6 +1,6 @@
 """Average the weights of PPO policies into one policy (a "model soup").
 
-    uno_rl average OUT.pt IN1.pt IN2.pt ...     # or python -m uno_rl.ppo.soup
+    uno_rl average OUT.pt IN1.pt IN2.pt ...
 
 Fine-tunes of one bot (runs started with ``init_from`` from a common ancestor, on different
 seeds, rewards or opponents) stay in one basin of the loss, and the mean of their weights often

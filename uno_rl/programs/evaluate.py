@@ -65,7 +65,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from uno_rl.agents import AgentError
-from uno_rl.core.rules import RANGES, RulesError
+from uno_rl.core.rules import RulesError
 from uno_rl.eval import formats
 from uno_rl.eval.backends import BACKENDS, BackendError
 from uno_rl.eval.outputs import check_output_folder
@@ -84,15 +84,23 @@ from uno_rl.plumbing.cli import (
     CliParser,
     count_type,
     float_type,
-    parse_switch,
     print_error,
     seed_type,
 )
 from uno_rl.plumbing.durable import write_text_durably
 from uno_rl.plumbing.processes import MAX_WORKERS, Interrupted, interruptible
+from uno_rl.programs.rules_options import (
+    RulesOptions,
+    add_rules_options,
+    load_preset_rules,
+    read_switches,
+)
 
 __all__ = ["format_report", "main"]
 
+
+#: The rule options: the preset's player count unless --players (or --set players=N) says.
+RULES_OPTIONS = RulesOptions()
 
 #: What an evaluation writes into --out.
 TABLE_FILES = tuple(
@@ -114,15 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="two or more agent specs (names, paths, name:key=value), e.g. color-first "
         "ppo-official-2p color-first:bluff=0.3",
     )
-    parser.add_argument("--preset", default="official", help="rule preset (default official)")
-    low, high = RANGES["players"]
-    parser.add_argument(
-        "--players", type=count_type(low, high), default=None, help="players (default: preset's)"
-    )
-    parser.add_argument(
-        "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
-        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
-    )  # fmt: skip
+    add_rules_options(parser, RULES_OPTIONS)
     parser.add_argument(
         "--mode", choices=MODES, default=None,
         help="how agents are matched (default: head-to-head for 2 agents, table for one agent "
@@ -317,7 +317,8 @@ def _run(argv: Sequence[str] | None, saving: list[str]) -> int:
                 f"evaluate compares agents: name at least two, e.g. uno_rl evaluate "
                 f"{args.agents[0][:60]} random-playable (got only {args.agents[0][:60]!r})"
             )
-        switches = dict(parse_switch(s) for s in args.switches)
+        switches = read_switches(args.switches, RULES_OPTIONS)
+        load_preset_rules(args.preset, args.players, switches)  # a bad rule fails here, first
         if args.matches is not None:
             if args.rounds is not None:
                 raise ValueError(

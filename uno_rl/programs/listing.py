@@ -8,7 +8,7 @@ first sentence of its description, cut after a whole word to the terminal's widt
 with "…" (``--full``: whole). A user file hides a shipped file of the same name.
 
 Names, descriptions and paths come from the user's files: their control and format characters
-are escaped (``\\x1b``, ``\\u202e``: :func:`uno_rl.render.safe.printable`), so a file name
+are escaped (``\\x1b``, ``\\u202e``: :func:`uno_rl.plumbing.safe_text.printable`), so a file name
 cannot retitle or clear the terminal. What could not be read (a user folder, a symlink loop)
 is said in one ``warning:`` line each on stderr, and the rest is listed.
 """
@@ -25,7 +25,7 @@ from typing import TextIO
 from uno_rl.plumbing import resources
 from uno_rl.plumbing.cli import CliParser, print_error
 from uno_rl.plumbing.resources import Entry
-from uno_rl.render.safe import printable
+from uno_rl.plumbing.safe_text import printable
 
 __all__ = [
     "Entry",
@@ -107,7 +107,7 @@ def format_table(
 ) -> str:
     """Columns name, source and description (cut at a word to ``width`` characters, ended
     with ``ellipsis``; None: whole); with ``paths`` a fourth column, the file. Every field
-    is escaped (:func:`~uno_rl.render.safe.printable`)."""
+    is escaped (:func:`~uno_rl.plumbing.safe_text.printable`)."""
     names = max([len("name"), *(len(printable(e.name)) for e in entries)])
     sources = max([len("source"), *(len(e.source) for e in entries)])
     lines = [f"{'name':<{names}}  {'source':<{sources}}  description"]

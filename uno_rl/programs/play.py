@@ -56,17 +56,23 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core import engine
 from uno_rl.core.rng import new_seeds
-from uno_rl.core.rules import Rules, RulesError, load_rules
-from uno_rl.plumbing.cli import CliParser, count_type, parse_switch, seed_type
+from uno_rl.core.rules import Rules, RulesError
+from uno_rl.plumbing.cli import CliParser, count_type, failure_reason, seed_type, short_repr
 from uno_rl.plumbing.durable import DurableWriteError, check_writable
-from uno_rl.render.safe import printable
+from uno_rl.plumbing.safe_text import printable
+from uno_rl.programs.rules_options import (
+    RulesOptions,
+    add_rules_options,
+    load_preset_rules,
+    read_switches,
+)
 from uno_rl.replays import AgentSeat, GameRecorder, Replay, play_game, save
 from uno_rl.terminal.console import QuitGame, TerminalPlayer
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
@@ -81,6 +87,14 @@ HUMAN = "human"
 INTERRUPTED = 130
 #: The agent in every other seat when ``--opponents`` is not given.
 DEFAULT_OPPONENT = "color-first"
+#: The rule options: the table is you and the opponents, so the count is not a switch.
+RULES_OPTIONS = RulesOptions(
+    players_help="players at the table, you included, 2 to 10 (default: one more than the "
+    "--opponents, else the preset's count)",
+    players_switch_error=(
+        "the players are you and the --opponents (or --players N): do not --set players"
+    ),
+)
 
 
 def build_parser() -> CliParser:
@@ -95,16 +109,7 @@ def build_parser() -> CliParser:
         f"(default: {DEFAULT_OPPONENT} in every other seat of the --players or the preset's "
         "table)",
     )  # fmt: skip
-    parser.add_argument(
-        "--players", type=count_type(2, 10), default=None,
-        help="players at the table, you included, 2 to 10 (default: one more than the "
-        "--opponents, else the preset's count)",
-    )  # fmt: skip
-    parser.add_argument("--preset", default="official", help="rule preset (default official)")
-    parser.add_argument(
-        "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
-        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any",
-    )  # fmt: skip
+    add_rules_options(parser, RULES_OPTIONS)
     parser.add_argument(
         "--seat", type=count_type(0, 9), default=0, help="your seat, 0 to players-1 (default 0)"
     )
@@ -159,26 +164,7 @@ def resolve_rules(preset: str, players: int | None, switches: Sequence[str]) -> 
         ValueError: a malformed switch, ``players`` set, or a preset file that cannot be
             read (each message names the option).
     """
-    overrides: dict[str, Any] = {}
-    if switches:
-        for text in switches:
-            try:
-                key, value = parse_switch(text)
-            except ValueError as error:
-                raise ValueError(f"--set {_short(text, 40)}: {error}") from None
-            overrides[key] = value
-    if "players" in overrides:
-        raise ValueError(
-            "the players are you and the --opponents (or --players N): do not --set players"
-        )
-    if players is not None:
-        overrides["players"] = players
-    try:
-        return load_rules(preset, **overrides)
-    except RulesError:
-        raise
-    except (ValueError, OSError, RecursionError) as error:  # an unreadable preset file
-        raise ValueError(f"--preset {_short(preset)} cannot be read: {_reason(error)}") from None
+    return load_preset_rules(preset, players, read_switches(switches, RULES_OPTIONS))
 
 
 def make_agents(specs: Sequence[str], rules: Rules) -> list:
@@ -190,7 +176,9 @@ def make_agents(specs: Sequence[str], rules: Rules) -> list:
         except AgentError:
             raise
         except (ValueError, OSError, RecursionError) as error:  # an unreadable agent file
-            raise ValueError(f"agent {_short(spec)} cannot be loaded: {_reason(error)}") from None
+            raise ValueError(
+                f"agent {short_repr(spec)} cannot be loaded: {failure_reason(error)}"
+            ) from None
     return agents
 
 
@@ -204,39 +192,16 @@ def check_save_path(path: str | None) -> None:
         raise ValueError("--save needs a file name, got ''")
     target = os.path.abspath(path)
     if os.path.isdir(target):
-        raise ValueError(f"--save {_short(path)} is a folder; give a file name")
+        raise ValueError(f"--save {short_repr(path)} is a folder; give a file name")
     parent = os.path.dirname(target)
     while parent and not os.path.exists(parent):
         parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
     if parent and not os.path.isdir(parent):
-        raise ValueError(f"--save {_short(path)}: {parent} is a file, not a folder")
+        raise ValueError(f"--save {short_repr(path)}: {parent} is a file, not a folder")
     try:
         check_writable(target)
     except DurableWriteError as error:
-        raise ValueError(f"--save {_short(path)} {error.reason}") from None
-
-
-def _short(text: str, limit: int = 100) -> str:
-    """``repr(text)``, its middle cut out past ``limit`` characters (the end names the file)."""
-    shown = repr(text)
-    return shown if len(shown) <= limit else f"{shown[: limit // 2]}...{shown[-limit // 3 :]}"
-
-
-def _is_digit_limit(error: BaseException) -> bool:
-    return isinstance(error, ValueError) and "integer string conversion" in str(error)
-
-
-def _reason(error: BaseException) -> str:
-    """A short reason for an error met while reading a file or a value."""
-    if isinstance(error, RecursionError):
-        return "nested too deep"
-    if isinstance(error, UnicodeDecodeError):
-        return "not UTF-8 text (a binary file?)"
-    if _is_digit_limit(error):
-        return "a number with 4,300 or more digits"
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error)
+        raise ValueError(f"--save {short_repr(path)} {error.reason}") from None
 
 
 def game_seeds(seed: int) -> tuple[int, np.random.Generator]:

@@ -22,7 +22,7 @@ By default the whole game is printed at once; ``--step`` waits for Enter after e
 (``q`` then Enter stops). Ctrl-C stops cleanly (exit code 130). A file that is not a replay,
 or whose actions do not replay (the error names the step, ``actions[k]``), exits with code 2
 and one line ``error: ...`` naming the problem. Names, the preset and messages read from the file
-are printed with control characters escaped (:func:`uno_rl.render.safe.printable`), so a
+are printed with control characters escaped (:func:`uno_rl.plumbing.safe_text.printable`), so a
 hostile replay cannot drive the terminal. Seats are named by short labels of their agent specs
 (:mod:`uno_rl.agents.labels`: ``seat 1 (ppo:official-2p)``), each full spec that differs
 from its label said once at the start.
@@ -37,7 +37,7 @@ from typing import TextIO
 
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.plumbing.cli import CliParser, count_type
-from uno_rl.render.safe import printable
+from uno_rl.plumbing.safe_text import printable
 from uno_rl.replays import Replay, ReplayError, deal, load, steps
 from uno_rl.terminal.narrate import Voice, describe_outcome, narrate, narrate_deal
 from uno_rl.terminal.style import Style, use_color

@@ -29,7 +29,6 @@ give the same statistics (the timings aside).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import sys
@@ -53,8 +52,13 @@ from uno_rl.plumbing.cli import (
     check_seed,
     count_type,
     fail,
-    parse_switch,
     seed_type,
+)
+from uno_rl.programs.rules_options import (
+    SET_HELP,
+    RulesOptions,
+    add_rules_options,
+    rules_from_args,
 )
 
 POLICIES = ("random-playable", "random")
@@ -62,6 +66,13 @@ POLICIES = ("random-playable", "random")
 DISPENSER_SETTINGS = ("dispenser_hazard", "dispenser_count")
 #: Most games in lockstep: about 1 KB of state each, so a million is about a gigabyte.
 MAX_GAMES = 1_000_000
+#: The rule options: 2 players unless --players says; the count is not a switch.
+RULES_OPTIONS = RulesOptions(
+    players_default=2,
+    players_help="players per game, 2 to 10 (default 2)",
+    set_help=f"{SET_HELP}; VALUE is TOML (true, 3, 0.5) or a bare string",
+    players_switch_error=("set the player count with --players (players=), not as a rule override"),
+)
 
 
 def wilson_interval(
@@ -317,25 +328,13 @@ def _fmt(value: float) -> str:
     return f"{value:,.4f}"
 
 
-def _parse_override(text: str) -> tuple[str, object]:
-    """``KEY=VALUE`` with a TOML value (``true``, ``3``, ``0.5``), or a bare string (``any``),
-    read as every other program reads ``--set``."""
-    try:
-        return parse_switch(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def build_parser() -> CliParser:
     """The command line; every number is checked as it is parsed."""
     parser = CliParser(
         prog="uno_rl simulate",
         description="Batched random self-play; prints statistics.",
     )
-    parser.add_argument("--preset", default="official", help="rule preset (default official)")
-    parser.add_argument(
-        "--players", type=count_type(2, 10), default=2, help="players per game, 2 to 10 (default 2)"
-    )
+    add_rules_options(parser, RULES_OPTIONS)
     parser.add_argument(
         "--games",
         type=count_type(1, MAX_GAMES),
@@ -352,16 +351,6 @@ def build_parser() -> CliParser:
         "--seed", type=seed_type, default=0, help="seed of the run's only RNG (default 0)"
     )
     parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        type=_parse_override,
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule switch on top of the preset (repeatable), e.g. --set stacking=any; VALUE is "
-        "TOML (true, 3, 0.5) or a bare string",
-    )
-    parser.add_argument(
         "--policy",
         choices=POLICIES,
         default="random-playable",
@@ -374,11 +363,9 @@ def build_parser() -> CliParser:
 def main(argv: Sequence[str] | None = None) -> SimulationResult:
     """Run the command line; bad input exits with one ``error:`` line and status 2."""
     args = build_parser().parse_args(argv)
-    overrides = dict(args.overrides)
     try:
-        rules = check_setup(
-            args.preset, args.players, args.games, args.rounds, args.seed, overrides, args.policy
-        )
+        rules = rules_from_args(args, RULES_OPTIONS)
+        check_setup(rules, args.players, args.games, args.rounds, args.seed, None, args.policy)
     except ValueError as error:  # RulesError included
         fail(str(error))
     result = simulate(

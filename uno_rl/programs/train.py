@@ -43,7 +43,9 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
 6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
    final evaluation table with 95% intervals.
 
-Evaluations play ``eval_rounds`` / ``final_eval_rounds`` single rounds per eval agent, or,
+Evaluations play the network being trained itself (its current weights, named ``ppo`` in the
+tables: :mod:`uno_rl.ppo.live_policy`), never a file read back, and
+play ``eval_rounds`` / ``final_eval_rounds`` single rounds per eval agent, or,
 where the rules play matches, ``eval_matches`` / ``final_eval_matches`` whole matches; by
 default (``auto``) a share of ``total_decisions``, capped, so that a short run evaluates
 briefly (:class:`~uno_rl.ppo.config.TrainConfig`). Before it trains, a new run says how many
@@ -84,6 +86,7 @@ from uno_rl.ppo.config import (
     option_name,
 )
 from uno_rl.ppo.inputs import NetworkInputs
+from uno_rl.ppo.live_policy import LivePolicyAgent
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import PolicyNetwork, use_bf16
 from uno_rl.ppo.plan import budget_line, evaluation_line, trained_line
@@ -193,7 +196,8 @@ def train(
 ) -> dict:
     """Train per ``config`` into the run folder ``run``; returns the final summary: the run's
     ``decisions``, ``learner_decisions`` and ``rounds`` so far, its ``num_updates``, and this call's
-    ``updates_run``, ``decisions_run`` and ``seconds``.
+    ``updates_run``, ``decisions_run`` and ``seconds``, and the trained ``policy`` as an agent
+    (:class:`~uno_rl.ppo.live_policy.LivePolicyAgent`, for the final evaluation).
 
     Everything is set up and checked (device, rules, agents, ``init_from``, the checkpoint of a
     resume, the rollout source) before anything is written: a fresh run's folder is made
@@ -216,6 +220,8 @@ def train(
     torch.manual_seed(config.seed)  # network initialisation
     bf16 = use_bf16(config.precision, device)
     network = inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True).to(device)
+    # What the evaluations play: the network's current weights, on the CPU, as policy.pt plays.
+    policy = LivePolicyAgent(rules, inputs, config.hidden, config.to_dict())
     if config.init_from and not resume:
         initial_weights(config, network, inputs)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
@@ -344,9 +350,9 @@ def train(
             }
             last = update + 1 == num_updates
             if config.eval_every and ((update + 1) % config.eval_every == 0 or last):
-                save_policy(run / "policy.pt")
+                policy.copy_weights(network)
                 result = evaluate_policy(
-                    run / "policy.pt", config, eval_size, config.seed + update, progress=progress,
+                    policy, config, eval_size, config.seed + update, progress=progress,
                     what=f"evaluation at update {update + 1:,}",
                 )  # fmt: skip
                 row.update(eval_metrics(result, rules.match))
@@ -379,6 +385,7 @@ def train(
         logger.close()
         source.close()
     save_policy(run / "policy.pt")
+    policy.copy_weights(network)
     elapsed = time.perf_counter() - started
     return {
         "decisions": decisions,
@@ -391,6 +398,7 @@ def train(
         "seconds": elapsed,
         "worker_restarts": source.restarts,
         "precision": "bf16" if bf16 else "fp32",
+        "policy": policy,
     }
 
 
@@ -471,7 +479,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(trained_line(summary))
         if summary["worker_restarts"]:
             print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")
-        report = final_report(run, config, summary, progress=not args.no_progress)
+        report = final_report(
+            run, config, summary, progress=not args.no_progress, policy=summary["policy"]
+        )
         if report:
             print(report)
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")

@@ -11,8 +11,8 @@ game and player count, which is what Gymnasium's ``RecordVideo`` needs:
   the round's winner is marked;
 * the top card, the current color (a swatch), the direction of play (an arrow), the draw
   pile's size and the pending draws;
-* the viewer's hand face up, one card per kind with a ``x2`` badge for copies (so at most 54
-  cards to place: they shrink to fit), the card just drawn, and when the viewer is to act
+* the viewer's hand face up, one card per kind with a ``x2`` badge for copies (so at most K, 54
+  or 75, cards to place: they shrink to fit), the card just drawn, and when the viewer is to act
   the legal actions, the playable cards outlined in gold and every legal action listed;
 * once the round is over, its outcome instead of the hand.
 
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
-from uno_rl.core.actions import CHOOSE_COLOR, DRAW, NUM_ACTIONS, TARGET
+from uno_rl.core.actions import CHOOSE_COLOR, DRAW, TARGET
 from uno_rl.core.cards import COLOR_NAMES, WILD, WILD_DRAW_FOUR
 from uno_rl.core.layout import CLASSIC, Layout
 from uno_rl.core.state import State
@@ -120,7 +120,7 @@ def _legal_lines(legal: Sequence[int], layout: Layout = CLASSIC) -> list[str]:
     card, named_color = layout.action_card, layout.action_color
     seats = [a for a in legal if TARGET <= a < CHOOSE_COLOR]
     targets = [str(int(layout.action_target[a])) for a in seats]
-    colors = [COLOR_NAMES[int(named_color[a])] for a in legal if CHOOSE_COLOR <= a < NUM_ACTIONS]
+    colors = [COLOR_NAMES[int(named_color[a])] for a in legal if card[a] < 0 <= named_color[a]]
     others: list[str] = []
     for a in legal:
         kind = int(card[a])
@@ -139,7 +139,7 @@ def _legal_lines(legal: Sequence[int], layout: Layout = CLASSIC) -> list[str]:
         parts.append(_wild_word(kind, layout) + " naming " + "/".join(named))
     parts += others
     if targets:
-        verb = "swap hands with" if layout.name == "classic" else "target"
+        verb = "target" if layout.extended else "swap hands with"
         parts.append(f"{verb} the player {'/'.join(targets)} seat(s) clockwise")
     if colors:
         parts.append("name color " + "/".join(colors))

@@ -40,8 +40,7 @@ from uno_rl.core.cards import COLOR_NAMES
 from uno_rl.core.layout import CLASSIC, EXTENDED, Layout
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
-
-from .safe import printable
+from uno_rl.plumbing.safe_text import printable
 
 __all__ = [
     "SeatView",
@@ -225,7 +224,7 @@ def render_text(
         state: the batched state.
         game: which game of the batch.
         names: player names by seat (default ``player_0`` ...); control characters are
-            escaped (:func:`uno_rl.render.safe.printable`).
+            escaped (:func:`uno_rl.plumbing.safe_text.printable`).
         title: first word of the header line.
         color: ANSI colors on.
         show_hand: also show the viewer's hand (and, if the viewer is to act, the card just

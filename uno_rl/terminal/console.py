@@ -18,9 +18,9 @@ import numpy as np
 from uno_rl.core.state import State
 
 from .menu import QUIT, Menu, build_menu, color_menu, parse_answer
-from .narrate import Event, Voice
 from .style import Style
 from .table import table_text
+from .voice import Event, Voice
 from .wrap import terminal_width, wrap_text
 
 __all__ = ["QuitGame", "TerminalPlayer"]

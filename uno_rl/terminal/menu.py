@@ -22,8 +22,8 @@ from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 from uno_rl.core.state import State
 
-from .narrate import Voice, capitalized
 from .style import Style
+from .voice import Voice, capitalized
 
 __all__ = ["QUIT", "Choice", "Menu", "build_menu", "color_menu", "parse_answer"]
 

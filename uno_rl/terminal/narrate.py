@@ -4,10 +4,13 @@
 and lists :class:`Event` lines: who played what (and the color a wild named), who drew how
 many cards (and which, for the drawer), skips, reverses, hands swapped or passed on, UNO
 calls and penalties, challenges with their verdict and the hand they revealed, reshuffles,
-the end of a round with its points and the next deal of a match; and the cards of rules
-specification §11 (:mod:`.narrate_cards`: Discard All, hits and the dispenser, Downpours,
-shuffled and swapped hands, targeted draws, Boomerangs), on every deck (``rules.layout``).
-:func:`narrate_deal` describes a deal (dealer, first card and its effect).
+the end of a round with its points and the next deal of a match, on every deck
+(``rules.layout``). What each card did (a Skip, a Reverse, a draw, and the cards of rules
+specification §11: Discard All, hits and the dispenser, Downpours, shuffled and swapped
+hands, targeted draws, Boomerangs) is worded by :mod:`.effect_lines`, one sentence maker per
+effect. :func:`narrate_deal` describes a deal (dealer, first card and its effect).
+:class:`Event` and :class:`Voice`, the lines and the way players are named, come from
+:mod:`.voice`.
 
 Each event says who may see it (:attr:`Event.audience`): the cards a player draws, a hand a
 challenge reveals to the challenger, and decisions that would give away hidden cards (keeping
@@ -17,7 +20,6 @@ the events :meth:`Event.visible_to` them; an open view (``viewer=None``) sees al
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Sequence
 
@@ -25,87 +27,24 @@ import numpy as np
 
 from uno_rl.core import engine
 from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
-from uno_rl.core.cards import DRAW_TWO_RANK, REVERSE_RANK, SKIP_RANK, WILD, WILD_DRAW_FOUR
-from uno_rl.core.layout import (
-    BOOMERANG,
-    DISCARD_ALL,
-    SHUFFLE_HANDS,
-)
+from uno_rl.core.cards import WILD, WILD_DRAW_FOUR
+from uno_rl.core.layout import BOOMERANG, DISCARD_ALL, SHUFFLE_HANDS
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
-from uno_rl.render.safe import printable
 from uno_rl.replays.format import Outcome
 from uno_rl.replays.rerun import Decision
 
-from .narrate_cards import TARGETED, NewCards, first_new_card
+from .effect_lines import TARGETED, CardEffectLines, first_card_lines
 from .style import Style
+from .voice import Event, Voice, capitalized, plural
 
 __all__ = ["Event", "Voice", "capitalized", "describe_outcome", "narrate", "narrate_deal"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Event:
-    """One line of what happened.
-
-    Attributes:
-        text: the line (may hold ANSI color codes).
-        audience: seats that may see it; None: everybody.
-    """
-
-    text: str
-    audience: frozenset[int] | None = None
-
-    def visible_to(self, viewer: int | None) -> bool:
-        """Whether seat ``viewer`` sees it (None: an open view that sees everything)."""
-        return viewer is None or self.audience is None or viewer in self.audience
-
-
-class Voice:
-    """Names players in sentences, in the second person for the seat ``you`` (if any).
-
-    Args:
-        names: a name per seat, e.g. ``seat 1 (rule)``; control characters in them are
-            escaped (:func:`~uno_rl.render.safe.printable`): names come from replay files.
-        you: the seat addressed as "you" (the person playing), or None.
-    """
-
-    def __init__(self, names: Sequence[str], you: int | None = None):
-        self.names = [printable(name) for name in names]
-        self.you = you
-
-    def who(self, seat: int) -> str:
-        return "you" if seat == self.you else self.names[seat]
-
-    def whose(self, seat: int) -> str:
-        return "your" if seat == self.you else f"{self.names[seat]}'s"
-
-    def be(self, seat: int) -> str:
-        """``is``, or ``are`` for "you"."""
-        return "are" if seat == self.you else "is"
-
-    def say(self, seat: int, third: str, second: str, rest: str = "") -> str:
-        """``seat 1 (rule) plays [red 7]`` / ``You play [red 7]``: subject, verb, the rest."""
-        verb = second if seat == self.you else third
-        return capitalized(f"{self.who(seat)} {verb}" + (f" {rest}" if rest else ""))
-
-
-def capitalized(text: str) -> str:
-    """``text`` with its first letter upper-cased (the rest untouched)."""
-    return text[:1].upper() + text[1:]
-
-
 def _next_seat(state: State, seat: int, steps: int = 1) -> int:
     return (seat + steps * int(state.direction[0])) % state.rules.players
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-#: The last classic symbol (+4): higher symbols are section 11's cards.
-_LAST_CLASSIC = 14
 
 
 def narrate_deal(state: State, voice: Voice, style: Style) -> list[Event]:
@@ -117,24 +56,12 @@ def narrate_deal(state: State, voice: Voice, style: Style) -> list[Event]:
     events = [
         Event(f"{head}{voice.say(dealer, 'deals', 'deal')}; the first card is {style.card(top)}.")
     ]
-    rank = int(rules.layout.kind_rank[top])
     if s.phase[0] == COLOR:
         chooser = int(s.actor[0])
         events.append(Event(voice.say(chooser, "names", "name", "its color.")))
     elif rules.layout.names_color[top]:
         events.append(Event(f"Its color is {style.color_name(int(s.color[0]))}."))
-    if rules.first_card_effects and rank > _LAST_CLASSIC:  # a section-11 card
-        events += [Event(text) for text in first_new_card(state, voice, rank, first, dealer)]
-    elif rules.first_card_effects and s.phase[0] != COLOR and top != WILD:
-        if rank == DRAW_TWO_RANK:
-            skipped = f" and {voice.be(first)} skipped" if int(s.actor[0]) != first else ""
-            events.append(Event(voice.say(first, "draws", "draw", f"2 cards{skipped}.")))
-        elif rank == SKIP_RANK:
-            events.append(Event(voice.say(first, "is", "are", "skipped.")))
-        elif rank == REVERSE_RANK:
-            events.append(
-                Event(f"The direction is counter-clockwise; {voice.who(dealer)} plays first.")
-            )
+    events += [Event(text) for text in first_card_lines(state, voice, first, dealer)]
     return events
 
 
@@ -157,7 +84,7 @@ def narrate(decision: Decision, voice: Voice, style: Style) -> list[Event]:
     return _Narration(decision, voice, style).events
 
 
-class _Narration(NewCards):
+class _Narration(CardEffectLines):
     """Builds the events of one decision; one instance per decision."""
 
     def __init__(self, decision: Decision, voice: Voice, style: Style):
@@ -209,7 +136,7 @@ class _Narration(NewCards):
                 if self.rules.layout.names_color[auto]:
                     rest += f", naming {st.color_name(int(self.s.color[0]))}"
                 self.add(v.say(k, "draws", "draw", rest + "."))
-                self._effects(auto)
+                self.effect_lines(auto)
             elif self.draw_count(k) == 0 and self.presses():
                 self.add(v.say(k, "presses", "press", "the dispenser: nothing comes out."))
             elif self.draw_count(k) == 0:
@@ -223,7 +150,7 @@ class _Narration(NewCards):
                 self.add(v.say(k, "keeps", "keep", "the drawn card."), [k])
             elif self.phase == MULTI:
                 self.add(v.say(k, "stops", "stop", "adding cards."), [k])
-                self._effects(int(self.b.top[0]))
+                self.effect_lines(int(self.b.top[0]))
             else:  # JUMP
                 self.add(v.say(k, "does", "do", "not jump in."), [k])
         elif a == CHALLENGE:
@@ -231,7 +158,7 @@ class _Narration(NewCards):
         elif a == ACCEPT:
             pending = int(self.b.pending[0])
             if pending:
-                self.add(v.say(k, "accepts", "accept", f"the {_plural(pending, 'card')} pending."))
+                self.add(v.say(k, "accepts", "accept", f"the {plural(pending, 'card')} pending."))
                 aimed = self.target_rank() in TARGETED and self.next_seat(int(self.b.cause[0])) != k
                 self.draw_reason[k] = "" if aimed else self._loses_turn(k)  # not next: no turn lost
             else:
@@ -284,7 +211,7 @@ class _Narration(NewCards):
             self._uno_call()
             return  # the play goes on: its effect comes later
         self._uno_call()
-        self._effects(kind)
+        self.effect_lines(kind)
 
     def _uno_call(self) -> None:
         k, v = self.k, self.voice
@@ -305,48 +232,6 @@ class _Narration(NewCards):
             victim = _next_seat(self.b, self.k)
             if self.draw_count(victim):
                 self.draw_reason[victim] = ""
-
-    def _effects(self, kind: int) -> None:
-        """Effects of the card that ends the play (after any multi-play)."""
-        b, s, k, v, rules = self.b, self.s, self.k, self.voice, self.rules
-        rank = int(rules.effect_rank[kind])
-        p = rules.players
-        if rank > _LAST_CLASSIC and rank not in (SKIP_RANK, REVERSE_RANK, DRAW_TWO_RANK):
-            self.new_effects(rank)
-        if rules.seven_zero and rank == 0:
-            way = "clockwise" if b.direction[0] > 0 else "counter-clockwise"
-            self.add(f"Every hand passes one seat {way}.")
-        if rank == SKIP_RANK and s.phase[0] == RESPOND and int(s.pending[0]) == 0:
-            self.facing(int(s.actor[0]), 0, rank)
-        elif rank == SKIP_RANK:
-            self.add(v.say(_next_seat(b, k), "is", "are", "skipped."))
-        elif rank == REVERSE_RANK:
-            handed_to = int(s.resume_actor[0] if s.phase[0] == JUMP else s.actor[0])
-            if p == 2 and handed_to == k and not self.round_over:
-                other = _next_seat(b, k)
-                self.add(v.say(other, "is", "are", "skipped (a reverse with two players)."))
-            else:
-                way = "clockwise" if s.direction[0] > 0 else "counter-clockwise"
-                self.add(f"Play now goes {way}.")
-        elif rank == DRAW_TWO_RANK or kind == WILD_DRAW_FOUR:
-            if s.phase[0] == RESPOND:
-                victim, pending = int(s.actor[0]), int(s.pending[0])
-                options = []
-                if kind == WILD_DRAW_FOUR and rules.challenge_enabled:
-                    options.append("challenge")
-                if rules.stacking != "none":
-                    options.append("stack")
-                if rules.wild_cancels_draw:
-                    options.append("cancel with a wild")
-                if rules.boomerangs:
-                    options.append("send it back with a boomerang")
-                how = ", ".join(options + ["accept"])
-                self.add(
-                    v.say(victim, "faces", "face", f"{_plural(pending, 'card')} to draw ({how}).")
-                )
-            else:
-                victim = _next_seat(b, k)
-                self.draw_reason[victim] = f"and {v.be(victim)} skipped"
 
     def _challenge(self) -> None:
         b, k, v, st = self.b, self.k, self.voice, self.style
@@ -400,7 +285,7 @@ class _Narration(NewCards):
             kind = int(self.card_of[a])
             before[k, kind] -= 1
             if self.rules.effect_rank[kind] == DISCARD_ALL:
-                before[k] -= self._shed(kind)
+                before[k] -= self.shed(kind)
         if a == CHALLENGE and b.draw4_bluff[0] and self.rules.caught_bluffer == "takes-back":
             before[int(b.draw4_player[0]), WILD_DRAW_FOUR] += 1
         rotated = self.rules.seven_zero and self._finished_rank() == 0
@@ -451,7 +336,7 @@ class _Narration(NewCards):
             if not count:
                 continue
             reason = self.draw_reason.get(seat, "")
-            text = v.say(seat, "draws", "draw", _plural(count, "card"))
+            text = v.say(seat, "draws", "draw", plural(count, "card"))
             self.add(text + (f" {reason}" if reason else "") + ".")
             cards = np.repeat(np.arange(self.gained.shape[1]), self.gained[seat])
             self.add(f"({capitalized(v.who(seat))} drew {st.card_list(cards)}.)", [seat])

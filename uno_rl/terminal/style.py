@@ -17,7 +17,6 @@ from typing import TextIO
 import numpy as np
 
 from uno_rl.core.cards import COLOR_NAMES
-from uno_rl.core.cards import NUM_KINDS as CLASSIC_KINDS
 from uno_rl.core.layout import EXTENDED, Layout
 from uno_rl.render.text import color_card
 
@@ -60,12 +59,9 @@ class Style:
             ValueError: ``kind`` is not a kind of the layout.
         """
         k = int(kind)
-        if k < CLASSIC_KINDS and k >= 0:
-            return color_card(k, self.color, count)
-        text = f"[{self.layout.card_name(k)}]"  # raises for a kind out of range
-        c = int(self.layout.kind_color[k])
-        text = self._paint(text, _COLOR_CODES[c] if c >= 0 else _WILD_CODE)
-        return text if count == 1 else f"{text} x{count}"
+        if not 0 <= k < self.layout.num_kinds:
+            self.layout.card_name(k)  # raises the layout's error, which names its kinds
+        return color_card(k, self.color, count, self.layout)
 
     def cards(self, counts: np.ndarray) -> str:
         """A hand given as (K,) counts per kind (K: the layout's kinds), in kind order;

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from uno_rl.agents.labels import agent_labels
 from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
 from uno_rl.core.state import State
-from uno_rl.render.safe import printable
+from uno_rl.plumbing.safe_text import printable
 
-from .narrate import Voice, capitalized
 from .style import Style
+from .voice import Voice, capitalized
 
 __all__ = ["seat_names", "spec_notes", "table_text"]
 
@@ -27,7 +27,7 @@ def seat_names(seats: Sequence[str]) -> list[str]:
     """Display names by seat: ``seat 1 (rule)``, each agent spec by its label among the
     table's (:func:`uno_rl.agents.labels.agent_labels`: ``seat 1 (color-first)`` for
     ``color-first:bluff=1`` unless another seat plays another ``color-first``), control
-    characters escaped (:func:`~uno_rl.render.safe.printable`: a replay's names reach the
+    characters escaped (:func:`~uno_rl.plumbing.safe_text.printable`: a replay's names reach the
     terminal)."""
     labels = agent_labels(seats)
     return [f"seat {i} ({printable(labels[name])})" for i, name in enumerate(seats)]

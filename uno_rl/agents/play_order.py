@@ -1,18 +1,22 @@
-"""What the heuristics know about the cards of rules specification §11, from the observation only.
+"""Ordering plays: what moves a card ahead of the others in a heuristic's ranking, or holds it back.
 
-Every function reads an :class:`~uno_rl.agents.view.ObservationView` in the extended layout
-(75 kinds) and the agent's rules (``rules.effect_rank``: a Wild Customizable has the effect
-``customizable_as`` gives it); nothing reads hidden state. Shapes: k games, K = 75 kinds,
-P players; hand sizes are relative seats (0: the observer).
+Every function reads the observation only (an :class:`~uno_rl.agents.view.ObservationView`)
+and the agent's rules: a kind's effect is its ``rules.effect_rank`` symbol (a Wild
+Customizable has the one ``customizable_as`` gives it). Shapes: k games, K kinds of the rules'
+layout (54 classic, 75 extended), P players; hand sizes are by relative seat (0: the observer).
+Where no kind of the layout has the effect, the effect's arrays are zero.
 
 * A **Wild Swap Hands** leaves its player, once played, with the hand of the target, who
   gets the ``h - 1`` others: its *gain* is ``h - 1 - t`` for the target with the fewest cards
-  ``t``, among the seats it may choose (not one in UNO under ``swap_excludes_uno``).
+  ``t``, among the seats it may choose (:func:`.targets.swap_targets`).
 * A **Wild Shuffle Hands** deals the ``S - 1`` cards of all hands one at a time from its
   player's left, so the player (dealt last) gets ``(S - 1) // P``: its gain is
   ``h - 1 - (S - 1) // P``, positive when the hand is larger than the average the deal gives.
-* A **Discard All** sheds with it every other card of its color the player holds.
-* A **Boomerang** sends the pending draw (or Skip) back to the card's player.
+* Every heuristic plays a Swap or Shuffle Hands that gains cards before anything else
+  (:func:`gain_bonus`) and holds back one that would lose cards (:func:`held_back`).
+* A **Discard All** sheds with it every other card of its color the player holds: the
+  strategies rank it by the cards (:func:`discard_all_shed`, :func:`sheds_several`) or the
+  points (:func:`discard_all_points`) it sheds.
 """
 
 from __future__ import annotations
@@ -20,43 +24,30 @@ from __future__ import annotations
 import numpy as np
 
 from uno_rl.core import cards
-from uno_rl.core.layout import (
-    BOOMERANG,
-    DISCARD_ALL,
-    EXTENDED,
-    SHUFFLE_HANDS,
-    SWAP_HANDS,
-    TARGETED_FOUR,
-    TARGETED_TWO,
-)
+from uno_rl.core.layout import DISCARD_ALL, SHUFFLE_HANDS, SWAP_HANDS
 from uno_rl.core.rules import Rules
 
+from .targets import swap_targets
 from .view import ObservationView
 
 __all__ = [
-    "BOOMERANG_ACTION",
-    "BOOMERANG_KIND",
-    "CLOSE_TO_OUT",
     "GAIN_BONUS",
-    "boomerang_answers",
+    "SEVERAL",
+    "changes_hands",
     "discard_all_points",
     "discard_all_shed",
     "gain_bonus",
     "held_back",
-    "is_targeted",
+    "sheds_discard_all",
+    "sheds_several",
     "shuffle_gain",
     "swap_gain",
-    "swap_targets",
-    "targeted_victims",
 ]
 
-#: A player "close to going out" holds at most this many cards (the aggressive agent uses its
-#: ``attack_at`` instead).
-CLOSE_TO_OUT = 2
 #: Score added to a Swap or Shuffle Hands that gains cards: played before anything else.
 GAIN_BONUS = 1e6
-BOOMERANG_KIND = int(EXTENDED.kinds_of(BOOMERANG)[0])
-BOOMERANG_ACTION = int(EXTENDED.first_action[BOOMERANG_KIND])
+#: A Discard All counts as shedding "several" cards from this many other cards of its color.
+SEVERAL = 2
 _NO_TARGET = 10_000
 
 
@@ -64,14 +55,21 @@ def _own(view: ObservationView) -> np.ndarray:
     return view.hand_sizes[:, 0]
 
 
-def swap_targets(view: ObservationView, rules: Rules) -> np.ndarray:
-    """(k, P) bool: the relative seats a Swap Hands could choose (never seat 0)."""
-    sizes = view.hand_sizes
-    ok = sizes >= 1
-    if rules.swap_excludes_uno:
-        ok &= sizes != 1
-    ok[:, 0] = False
-    return ok
+def _effect_kinds(rules: Rules, symbol: int) -> np.ndarray:
+    """(K,) bool: kinds with the effect of ``symbol``."""
+    return rules.effect_rank == symbol
+
+
+def changes_hands(rules: Rules) -> bool:
+    """Whether some kind of the rules' deck layout has a Swap or Shuffle Hands effect (else
+    :func:`held_back` and :func:`gain_bonus` are all zero)."""
+    return bool(np.isin(rules.effect_rank, (SWAP_HANDS, SHUFFLE_HANDS)).any())
+
+
+def sheds_discard_all(rules: Rules) -> bool:
+    """Whether some kind of the rules' deck layout has the Discard All effect (else the
+    Discard All arrays are all zero)."""
+    return bool(_effect_kinds(rules, DISCARD_ALL).any())
 
 
 def swap_gain(view: ObservationView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
@@ -87,11 +85,6 @@ def shuffle_gain(view: ObservationView) -> np.ndarray:
     """(k,) int64: cards a Shuffle Hands saves against a plain card (``h - 1 - (S-1)//P``)."""
     total = view.hand_sizes.sum(axis=1)
     return _own(view) - 1 - (total - 1) // view.players
-
-
-def _effect_kinds(rules: Rules, symbol: int) -> np.ndarray:
-    """(K,) bool: kinds with the effect of ``symbol``."""
-    return rules.effect_rank == symbol
 
 
 def held_back(view: ObservationView, rules: Rules) -> np.ndarray:
@@ -127,6 +120,13 @@ def discard_all_shed(view: ObservationView, rules: Rules) -> np.ndarray:
     return np.where(is_discard_all[None, :], np.maximum(others, 0.0), 0.0).astype(np.float32)
 
 
+def sheds_several(view: ObservationView, rules: Rules) -> np.ndarray:
+    """(k, K) float64: the other cards a Discard All sheds where at least :data:`SEVERAL`,
+    else 0 (such a Discard All goes before the other cards of its color)."""
+    shed = discard_all_shed(view, rules).astype(np.float64)
+    return np.where(shed >= SEVERAL, shed, 0.0)
+
+
 def discard_all_points(view: ObservationView, rules: Rules) -> np.ndarray:
     """(k, K) float64: for each Discard All kind, the points of the other cards of its color
     the player holds (its own excluded); 0 for every other kind."""
@@ -139,37 +139,3 @@ def discard_all_points(view: ObservationView, rules: Rules) -> np.ndarray:
     color = np.maximum(layout.kind_color, 0)
     own = layout.points.astype(np.float64)
     return np.where(is_discard_all[None, :], np.maximum(held[:, color] - own, 0.0), 0.0)
-
-
-def boomerang_answers(view: ObservationView, rules: Rules, close: int) -> np.ndarray:
-    """(k,) bool: answer the pending Skip or draw with a Boomerang (where one is legal).
-
-    Always against a draw of 4 or more. Against a Skip or a draw of 2 or 3 when the player
-    is close to going out (at most ``close`` cards), or when the card's player is: the
-    previous player for a Skip or +2, the ``draw4_player`` piece for a Targeted +4. The
-    observation does not say who played a Targeted +2, so only the first test applies there.
-    """
-    k = view.num_games
-    rows = np.arange(k)
-    effect = rules.effect_rank[np.maximum(view.top, 0)]
-    cause = np.where(view.draw4_player > 0, view.draw4_player, view.previous_seat)
-    known = effect != TARGETED_TWO
-    cause_close = known & (view.hand_sizes[rows, cause] <= close)
-    me_close = view.hand_sizes[:, 0] <= close
-    return (view.pending >= 4) | cause_close | me_close
-
-
-def targeted_victims(view: ObservationView, legal: np.ndarray) -> np.ndarray:
-    """(k,) int64: index of the seat action (0 = relative seat 1) naming the victim of a
-    Targeted +2 / +4: the legal seat with the fewest cards, ties to the one that plays first
-    from the observer on (the next player first)."""
-    sizes = view.hand_sizes[:, 1:].astype(np.float64)
-    key = sizes * view.players + view.play_order[:, 1:]
-    key[~legal] = np.inf
-    return key.argmin(axis=1)
-
-
-def is_targeted(view: ObservationView, rules: Rules) -> np.ndarray:
-    """(k,) bool: the card on top is a Targeted +2 / +4 (the target phase names a victim)."""
-    effect = rules.effect_rank[np.maximum(view.top, 0)]
-    return (effect == TARGETED_TWO) | (effect == TARGETED_FOUR)

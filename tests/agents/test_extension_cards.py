@@ -13,7 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from scenario import act, build, rules, run_both  # noqa: E402
 from test_agents import play_batch  # noqa: E402
 
-from uno_rl.agents import ObservationView, challenge, make_agent, new_cards  # noqa: E402
+from uno_rl.agents import ObservationView, challenge, make_agent  # noqa: E402
+from uno_rl.agents.play_order import shuffle_gain, swap_gain  # noqa: E402
+from uno_rl.agents.targets import swap_targets  # noqa: E402
 from uno_rl.core import engine, load_rules  # noqa: E402
 from uno_rl.core.convert import to_state  # noqa: E402
 from uno_rl.core.layout import EXTENDED  # noqa: E402
@@ -273,10 +275,10 @@ def test_new_card_facts_from_the_observation():
     r = rules(deck="swap-112", players=3)
     g = build(r, {0: SWAP, 1: ["blue 1"], 2: ["blue 2", "blue 3"]}, "red 5")
     view = ObservationView(g.observe(0)[None, :], 3)
-    assert new_cards.swap_targets(view, r)[0].tolist() == [False, False, True]
-    gain, has = new_cards.swap_gain(view, r)
+    assert swap_targets(view, r)[0].tolist() == [False, False, True]
+    gain, has = swap_gain(view, r)
     assert gain.tolist() == [3] and has.tolist() == [True]
-    assert new_cards.shuffle_gain(view).tolist() == [5 - 8 // 3]
+    assert shuffle_gain(view).tolist() == [5 - 8 // 3]
 
 
 # ---------------------------------------------------------------- smoke: full rounds

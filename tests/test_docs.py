@@ -128,7 +128,7 @@ def test_readmes_are_pulled_in(site):
     assert "rounds, matches and parts" in text(site_dir, "experiments/index.html")
 
 
-def test_reference_has_the_namespace_package_and_markdown_tables(site):
+def test_reference_has_the_ppo_package_and_markdown_tables(site):
     site_dir, _ = site
     ppo = text(site_dir, "reference/ppo/index.html")
     assert "TrainConfig" in ppo and "TurnBuffer" in ppo

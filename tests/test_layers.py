@@ -8,6 +8,7 @@ subcommands, the registry's entry points) are checked like imports."""
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -309,3 +310,37 @@ def test_no_module_is_named_by_age():
         if any(word in path.stem.split("_") for word in ("new", "old", "legacy", "v2"))
     ]
     assert aged == []
+
+
+def test_every_package_folder_is_a_regular_package():
+    """No namespace packages: tools that read the tree (the docs' API pages) see every folder."""
+    folders = {path.parent for path in PACKAGE.rglob("*.py")}
+    assert sorted(str(f) for f in folders if not (f / "__init__.py").exists()) == []
+
+
+MODULE_ROLE = re.compile(r":mod:`~?([\w.]+)`")
+
+
+def module_references(path: Path) -> list[str]:
+    """The ``:mod:`` references of a file's docstrings and comments that name no module of
+    uno_rl (relative ones resolved from the file's package, as Sphinx does)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    dangling = []
+    for ref in MODULE_ROLE.findall(path.read_text(encoding="utf-8")):
+        if ref.startswith("."):
+            dots = len(ref) - len(ref.lstrip("."))
+            base = package.split(".")[: len(package.split(".")) - (dots - 1)]
+            target = ".".join(base + ([ref.lstrip(".")] if ref.lstrip(".") else []))
+        else:
+            target = ref
+        if target.split(".")[0] == "uno_rl" and target not in modules:
+            dangling.append(f"{module_name(path)}: {ref}")
+    return dangling
+
+
+def test_docstrings_name_modules_that_exist():
+    """A renamed module leaves no docstring pointing at its old name."""
+    found = [ref for path in sorted(PACKAGE.rglob("*.py")) for ref in module_references(path)]
+    assert found == []

@@ -1,9 +1,10 @@
 """Legal-action masks: :func:`legal_mask` over N games, one writer per phase of the turn.
 
 A mask is (k, A) bool over the actions of the rules' layout (conventions:
-:mod:`uno_rl.core`); a game whose round is over has an all-False row. Each phase's writer fills the rows of the games in that
-phase from the acting seat's (k, K) int8 hand; most games are in the play phase, so every
-row is first masked as in it and the other phases overwrite theirs. A new phase is a writer
+:mod:`uno_rl.core`); a game whose round is over has an all-False row. Each phase's writer
+fills the rows of the games in that phase from the acting seat's (k, K) int8 hand; most games
+are in the play phase, so every row is first masked as in it and the other phases overwrite
+theirs. A new phase is a writer
 plus its entry in ``_PHASE_MASKS`` (indexed by :mod:`uno_rl.core.phases`).
 """
 
@@ -90,9 +91,11 @@ def _cards_to_actions(s: State, cards_ok: np.ndarray, out: np.ndarray) -> None:
     for actions, kinds, colors in s.rules.layout.play_runs:
         if colors == 1:
             out[:, actions] = cards_ok[:, kinds]
-        elif kinds.stop - kinds.start == 1:  # one wild kind: broadcast its flag
-            out[:, actions] = cards_ok[:, kinds]
-        else:  # several wild kinds (the extended layout's): few hands hold one
+        elif kinds.stop - kinds.start <= 2:  # the classic Wild and +4: broadcast each flag
+            for j, kind in enumerate(range(kinds.start, kinds.stop)):
+                first = actions.start + j * colors
+                out[:, first : first + colors] = cards_ok[:, kind : kind + 1]
+        else:  # many wild kinds (the extended layout's): few hands hold one
             flags = cards_ok[:, kinds]
             rows = np.flatnonzero(flags.any(axis=1))
             if rows.size:

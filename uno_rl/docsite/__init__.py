@@ -1,9 +1,9 @@
 """Build helpers of the documentation site (``mkdocs.yml``; ``mkdocs build --strict``).
 
-* :mod:`.tables`: Markdown tables generated from the code (the rule switches, the presets,
+* :mod:`.code_tables`: Markdown tables generated from the code (the rule switches, the presets,
   the subcommands, the training config), so that the site cannot drift from what the code
   accepts.
-* :mod:`.reference`: the API reference pages, one per layer, generated from the package tree.
+* :mod:`.api_pages`: the API reference pages, one per layer, generated from the package tree.
 * :mod:`.rst`: the reST-isms of this repository's docstrings (roles, ``::`` literal blocks,
   simple tables) rewritten as Markdown, which is what mkdocstrings renders.
 * :mod:`.hooks`: the MkDocs hook that expands ``<!-- uno_rl ... -->`` markers in ``docs/`` and
@@ -15,6 +15,6 @@
   :mod:`.results_tables` draw and write them, :mod:`.bench_table` turns a
   ``uno_rl bench --json`` run into the benchmark table).
 
-:mod:`.tables`, :mod:`.reference` and :mod:`.rst` need nothing beyond uno_rl; :mod:`.hooks`
+:mod:`.code_tables`, :mod:`.api_pages` and :mod:`.rst` need nothing beyond uno_rl; :mod:`.hooks`
 imports MkDocs when MkDocs calls it, and :mod:`.griffe_ext` imports Griffe (the ``docs`` extra).
 """

@@ -1,17 +1,12 @@
 """The Griffe extension of the site (``mkdocs.yml``: ``extensions: [uno_rl.docsite.griffe_ext]``).
 
-Two things, both for mkdocstrings' static reading of the package (nothing is imported):
-
-* a folder of modules without an ``__init__.py`` inside the package (``uno_rl/ppo``, which
-  Python imports as a namespace package) is loaded as a subpackage: Griffe skips such
-  folders, and ``::: uno_rl.ppo.config`` would not be found. Once the folder has an
-  ``__init__.py`` this does nothing;
-* every docstring of the package goes through :func:`uno_rl.docsite.rst.rst_to_markdown`,
-  so reST roles, ``::`` blocks and simple tables render as Markdown. A role becomes a link
-  when its target, resolved like Sphinx does (absolute, ``.relative`` to the package, or a
-  name in the enclosing class or module, imports included), is a class, function or
-  attribute that the API pages render (public, with a docstring, inside rendered classes);
-  any other role stays plain code, so no link can dangle and ``--strict`` stays quiet.
+For mkdocstrings' static reading of the package (nothing is imported), every docstring of
+the package goes through :func:`uno_rl.docsite.rst.rst_to_markdown`, so reST roles, ``::``
+blocks and simple tables render as Markdown. A role becomes a link when its target, resolved
+like Sphinx does (absolute, ``.relative`` to the package, or a name in the enclosing class or
+module, imports included), is a class, function or attribute that the API pages render
+(public, with a docstring, inside rendered classes); any other role stays plain code, so no
+link can dangle and ``--strict`` stays quiet.
 
 Needs the ``docs`` extra (Griffe comes with mkdocstrings-python).
 """
@@ -19,7 +14,6 @@ Needs the ``docs`` extra (Griffe comes with mkdocstrings-python).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import griffe
@@ -85,37 +79,12 @@ def _linker(pkg: griffe.Module, scope: griffe.Object):
 
 
 class UnoDocstrings(griffe.Extension):
-    """Markdown docstrings and namespace subpackages for ``uno_rl``'s API pages."""
+    """Markdown docstrings for ``uno_rl``'s API pages."""
 
     def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
-        """Load the module folders that lack an ``__init__.py``, then rewrite every docstring."""
-        if pkg.name != "uno_rl" or not isinstance(pkg.filepath, Path):
+        """Rewrite every docstring of ``uno_rl`` as Markdown."""
+        if pkg.name != "uno_rl":
             return
-        for folder in sorted(pkg.filepath.parent.iterdir()):
-            files = sorted(folder.glob("*.py")) if folder.is_dir() else []
-            if not files or (folder / "__init__.py").exists() or folder.name in pkg.members:
-                continue
-            sub = griffe.Module(
-                folder.name,
-                filepath=[folder],
-                parent=pkg,
-                lines_collection=loader.lines_collection,
-                modules_collection=loader.modules_collection,
-            )
-            pkg.set_member(folder.name, sub)
-            for path in files:
-                module = griffe.visit(
-                    path.stem,
-                    filepath=path,
-                    code=path.read_text(encoding="utf-8"),
-                    extensions=loader.extensions,
-                    parent=sub,
-                    docstring_parser=loader.docstring_parser,
-                    docstring_options=loader.docstring_options,
-                    lines_collection=loader.lines_collection,
-                    modules_collection=loader.modules_collection,
-                )
-                sub.set_member(path.stem, module)
         for obj in _objects(pkg):
             if obj.docstring is not None:
                 obj.docstring.value = rst_to_markdown(obj.docstring.value, _linker(pkg, obj))

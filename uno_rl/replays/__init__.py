@@ -1,7 +1,7 @@
 """Replays: record a game, save it as JSON, load it back and play it again exactly.
 
 * :mod:`.format`: the file format (:class:`Replay`, :func:`save`, :func:`load`).
-* :mod:`.simulate`: re-simulation on the engine (:func:`steps`, :func:`simulate`,
+* :mod:`.rerun`: re-simulation on the engine (:func:`steps`, :func:`simulate`,
   :func:`verify`) and the :class:`Outcome` of a state.
 * :mod:`.record`: :func:`play_game` drives one game with agents or a person and
   :class:`GameRecorder` records it.

@@ -1,8 +1,8 @@
 """The replay's data: :class:`Replay`, its :class:`Outcome` and :class:`Violation`, and
 :class:`ReplayError`.
 
-The bottom of :mod:`uno_rl.replays`: :mod:`.simulate` (re-simulation) and :mod:`.format` (the
-JSON file, which verifies with :mod:`.simulate`) both build on it, so neither imports the other
+The bottom of :mod:`uno_rl.replays`: :mod:`.rerun` (re-simulation) and :mod:`.format` (the
+JSON file, which verifies with :mod:`.rerun`) both build on it, so neither imports the other
 back.
 """
 

@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "main",
         "train a PPO bot by self-play (default: the quick start)",
     ),
+    "exploit": (
+        "uno_rl.programs.exploit",
+        "main",
+        "train a best response to an agent: what it wins (exploitability)",
+    ),
     "evaluate": (
         "uno_rl.programs.evaluate",
         "main",

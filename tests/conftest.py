@@ -102,6 +102,22 @@ def bluff_when_quick_run(tmp_path_factory):
     return run
 
 
+@pytest.fixture(scope="session")
+def editions_quick_run(tmp_path_factory):
+    """A finished run named ``editions-quick`` of the shipped ``editions`` grid in miniature
+    (every shipped deck, 2 and 4 players, rounds and matches, two of its heuristics and its
+    shipped-bot part, in few rounds: :mod:`small_editions`), shared by the notebook and the
+    results-page tests (about 20 s)."""
+    from small_editions import write_small_editions_config
+
+    folder = tmp_path_factory.mktemp("editions")
+    config = write_small_editions_config(folder / "editions-quick.toml")
+    runs = folder / "runs"
+    assert experiment.main([str(config), "--runs-dir", str(runs), "--no-progress"]) == 0
+    (run,) = (runs / "editions-quick").iterdir()
+    return run
+
+
 @pytest.fixture
 def no_writes_in_dev(monkeypatch):
     """Fail the test, without touching /dev, if anything creates or renames a file there."""

@@ -6,7 +6,6 @@ import json
 import tomllib
 
 import pytest
-from small_editions import write_small_editions_config
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -48,19 +47,6 @@ def variants_quick_run(tmp_path_factory):
     runs = folder / "runs"
     assert experiment.main([str(config), "--runs-dir", str(runs), "--no-progress"]) == 0
     (run,) = (runs / "variants").iterdir()
-    return run
-
-
-@pytest.fixture(scope="module")
-def editions_quick_run(tmp_path_factory):
-    """A finished run of ``experiments/editions.toml``'s grid (every shipped deck, 2 and 4
-    players, rounds and matches) with two of its heuristics and its shipped-bot part, in few
-    rounds (about 20 s)."""
-    folder = tmp_path_factory.mktemp("editions")
-    config = write_small_editions_config(folder / "editions.toml")
-    runs = folder / "runs"
-    assert experiment.main([str(config), "--runs-dir", str(runs), "--no-progress"]) == 0
-    (run,) = (runs / "editions").iterdir()
     return run
 
 

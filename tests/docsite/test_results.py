@@ -1,7 +1,7 @@
 """``python -m uno_rl.docsite.results`` (``make results``): the results pages' figures and tables.
 
 Built once per module from quick runs: ``strength --quick``, a miniature of the ``editions``
-grid named ``editions-quick``, the suite's ``bluff-when --quick`` session run, and a tiny
+grid named ``editions-quick`` and ``bluff-when --quick`` (the suite's session runs), and a tiny
 training run named ``official-2p-quick``. Then: every output exists, is a PNG or a Markdown
 snippet that says it comes from a quick run, names its run's config and is the same when
 rebuilt; a missing run is one ``error:`` line with exit status 2; every image a docs page
@@ -18,7 +18,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from PIL import Image
-from small_editions import write_small_editions_config
 
 from uno_rl.analysis.quick import PNG_TITLE
 from uno_rl.docsite import hooks, results
@@ -45,34 +44,25 @@ def _only_run(runs: Path, name: str) -> Path:
     return run
 
 
-def _editions_config(folder: Path) -> Path:
-    """``editions-quick.toml``: the shipped ``editions`` grid (every deck, 2 and 4 players,
-    rounds and matches) with two of its heuristics and its shipped-bot part, in few rounds:
-    the tables of ``editions --quick`` in a third of its time."""
-    return write_small_editions_config(folder / "editions-quick.toml")
-
-
 @pytest.fixture(scope="module")
-def quick_runs(tmp_path_factory, bluff_when_quick_run):
-    """The runs folder with finished ``strength --quick``, ``editions-quick`` and
-    ``official-2p-quick`` (training) runs, and the bluff-when quick run (in a folder of its
-    own)."""
+def quick_runs(tmp_path_factory, bluff_when_quick_run, editions_quick_run):
+    """The runs folder with finished ``strength --quick`` and ``official-2p-quick``
+    (training) runs, and the suite's bluff-when and editions quick runs (each in a folder of
+    its own)."""
     runs = tmp_path_factory.mktemp("results-runs")
-    for config in ("strength", str(_editions_config(runs.parent))):
-        quick = ["--quick"] if config == "strength" else []
-        code = experiment.main([config, *quick, "--runs-dir", str(runs), "--no-progress"])
-        assert code == 0, config
+    code = experiment.main(["strength", "--quick", "--runs-dir", str(runs), "--no-progress"])
+    assert code == 0
     with contextlib.redirect_stdout(io.StringIO()):
         assert train.main([*TINY_TRAINING, "--runs-dir", str(runs)]) == 0
-    return runs, bluff_when_quick_run
+    return runs, bluff_when_quick_run, editions_quick_run
 
 
-def _build(runs: Path, bluff_when: Path, out: Path) -> list[str]:
+def _build(runs: Path, bluff_when: Path, editions: Path, out: Path) -> list[str]:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         code = results.main([
             "--quick", "--runs-dir", str(runs), "--bluff-when", str(bluff_when),
-            "--out", str(out),
+            "--editions", str(editions), "--out", str(out),
         ])  # fmt: skip
     assert code == 0
     return printed.getvalue().splitlines()
@@ -124,7 +114,7 @@ def test_every_table_is_a_titled_snippet_naming_its_quick_run(built):
 
 def test_tables_hold_the_runs_numbers(built, quick_runs):
     out, _ = built
-    runs, _ = quick_runs
+    runs, _, _ = quick_runs
     agents = pd.read_parquet(_only_run(runs, "strength-quick") / "agents.parquet")
     row = agents[(agents.variant == "official") & (agents.agent == "ppo-official-2p")
                  & (agents.matchup == "ppo-official-2p vs color-first")].iloc[0]  # fmt: skip

@@ -14,6 +14,8 @@
   experiments' runs (:mod:`.results_frames` reads them, :mod:`.results_figures` and
   :mod:`.results_tables` draw and write them, :mod:`.bench_table` turns a
   ``uno_rl bench --json`` run into the benchmark table).
+* :mod:`.exploit_tables`: the Exploitability page's tables, gathered from ``uno_rl exploit``
+  runs.
 
 :mod:`.code_tables`, :mod:`.api_pages` and :mod:`.rst` need nothing beyond uno_rl; :mod:`.hooks`
 imports MkDocs when MkDocs calls it, and :mod:`.griffe_ext` imports Griffe (the ``docs`` extra).

@@ -169,7 +169,7 @@ def test_agents_are_vector_env_opponents_and_reject_bad_batches():
         _, _, _, _, info = env.step(engine.sample_legal_actions(info["action_mask"], rng))
     agent = make_agent("rule", rules)
     with pytest.raises(ValueError, match="masks must be"):
-        agent.act(np.zeros((2, 349), np.float32), np.zeros((2, 10), bool), rng)
+        agent.act(np.zeros((2, 583), np.float32), np.zeros((2, 10), bool), rng)
     with pytest.raises(ValueError, match="observations"):
         agent.act(None, np.ones((2, 77), bool), rng)
     with pytest.raises(TypeError, match="rules"):

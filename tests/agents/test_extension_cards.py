@@ -248,13 +248,13 @@ def test_agents_check_the_layout_of_their_rules():
     rng = np.random.default_rng(0)
     agent = make_agent("color-first", rules(deck="extension"))
     with pytest.raises(ValueError, match=r"masks must be a \(k, 122\) bool array"):
-        agent.act(np.zeros((2, 349), np.float32), np.ones((2, 77), bool), rng)
-    with pytest.raises(ValueError, match="must have 616 values per row"):
-        agent.act(np.zeros((2, 349), np.float32), np.ones((2, 122), bool), rng)
-    with pytest.raises(ValueError, match="349 .classic. or 616 .extended. values per row"):
+        agent.act(np.zeros((2, 583), np.float32), np.ones((2, 77), bool), rng)
+    with pytest.raises(ValueError, match="must have 877 values per row"):
+        agent.act(np.zeros((2, 583), np.float32), np.ones((2, 122), bool), rng)
+    with pytest.raises(ValueError, match="583 .classic. or 877 .extended. values per row"):
         ObservationView(np.zeros((2, 100), np.float32), 2)
     with pytest.raises(ValueError, match="no piece 'swap_seats'"):
-        _ = ObservationView(np.zeros((2, 349), np.float32), 2).swap_seats
+        _ = ObservationView(np.zeros((2, 583), np.float32), 2).swap_seats
 
 
 def test_bayes_memory_forgets_the_seats_of_a_swap():

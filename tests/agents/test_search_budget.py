@@ -196,7 +196,8 @@ def test_the_default_budgets_fit_the_default_limit(players, monkeypatch):
     rules = load_rules("official", players=players)
     for spec in ("pimc", "ismcts", "pimc:particles=128", "pimc:objective=win"):
         assert estimate(make_agent(spec, rules)).total <= DEFAULT_LIMIT, spec
-    assert estimate(make_agent("pimc-ppo-official-2p", RULES), True).total <= DEFAULT_LIMIT
+    searcher = make_agent("pimc-ppo-official-2p", RULES)  # the bot's network reads 349 columns
+    assert estimate(searcher, len(searcher.policy.columns)).total <= DEFAULT_LIMIT
 
 
 @pytest.mark.parametrize(
@@ -237,9 +238,10 @@ def test_the_limit_variable_raises_or_lowers_the_limit(monkeypatch):
     make_agent("pimc:lanes=4000000", RULES)
     monkeypatch.setenv(LIMIT_VARIABLE, "300MB")
     with pytest.raises(AgentError, match=r"the limit is 300 MiB: lower lanes \(lanes=") as error:
-        make_agent("pimc", RULES)
+        make_agent("pimc:lanes=131072", RULES)
     fit = int(str(error.value).split("lanes=")[-1].split(" ")[0])
     make_agent(f"pimc:lanes={fit}", RULES)  # fits
+    assert make_agent("pimc", RULES).params["lanes"] == fit  # the default: what fits
     monkeypatch.setenv(LIMIT_VARIABLE, "20M")
     with pytest.raises(AgentError, match="the limit is 20.0 MiB: no value of lanes fits"):
         make_agent("pimc", RULES)
@@ -258,3 +260,13 @@ def test_the_limit_variable_raises_or_lowers_the_limit(monkeypatch):
 )  # fmt: skip
 def test_sizes(text, size):
     assert parse_size(text) == size
+
+
+def test_a_default_lanes_that_would_pass_the_limit_is_lowered_to_what_fits(monkeypatch):
+    monkeypatch.setenv(LIMIT_VARIABLE, "1G")
+    default = make_agent("pimc:rollout=ppo-official-2p", RULES)
+    assert not default.lanes_given
+    assert default.params["lanes"] < 131072
+    assert estimate(default, len(default.policy.columns)).total <= 2**30
+    with pytest.raises(AgentError, match="lower lanes"):
+        make_agent("pimc:rollout=ppo-official-2p,lanes=131072", RULES)

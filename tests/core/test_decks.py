@@ -43,7 +43,7 @@ def test_classic_deck_and_layout_are_unchanged():
     assert np.array_equal(deck.cards, cards.CANONICAL_DECK)
     assert np.array_equal(deck.copies, cards.KIND_COPIES)
     assert CLASSIC.num_actions == actions.NUM_ACTIONS == 77
-    assert CLASSIC.obs_size == observe_layout.OBS_SIZE == 349
+    assert CLASSIC.obs_size == observe_layout.OBS_SIZE == 583
     assert CLASSIC.pieces == observe_layout.PIECES
     assert np.array_equal(CLASSIC.matches, tables.MATCHES)
     assert np.array_equal(CLASSIC.kind_actions, tables.KIND_ACTIONS)
@@ -55,11 +55,11 @@ def test_classic_deck_and_layout_are_unchanged():
     state = engine.reset(Rules(players=3), np.arange(4, dtype=np.uint64))
     assert state.hands.shape == (4, 3, 54) and state.pile.shape == (4, 108)
     assert state.swap_given.shape == (4, 2, 0)
-    assert observe(state, 0).shape == (4, 349) and engine.legal_mask(state).shape == (4, 77)
+    assert observe(state, 0).shape == (4, 583) and engine.legal_mask(state).shape == (4, 77)
 
 
 def test_extended_layout():
-    assert EXTENDED.num_kinds == 75 and EXTENDED.num_actions == 122 and EXTENDED.obs_size == 616
+    assert EXTENDED.num_kinds == 75 and EXTENDED.num_actions == 122 and EXTENDED.obs_size == 877
     # the classic kinds and actions keep their numbers
     assert np.array_equal(EXTENDED.kind_rank[:54], CLASSIC.kind_rank)
     assert np.array_equal(EXTENDED.action_card[:77], CLASSIC.action_card)
@@ -72,7 +72,7 @@ def test_extended_layout():
     assert EXTENDED.action_name(121) == "play boomerang"
     state = engine.reset(Rules(deck="modern-112", players=4), np.arange(3, dtype=np.uint64))
     assert state.hands.shape == (3, 4, 75) and state.pile.shape == (3, 112)
-    assert observe(state, 1).shape == (3, 616) and engine.legal_mask(state).shape == (3, 122)
+    assert observe(state, 1).shape == (3, 877) and engine.legal_mask(state).shape == (3, 122)
 
 
 def _write(tmp_path, text: str, name: str = "mine.toml"):

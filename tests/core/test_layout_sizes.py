@@ -87,13 +87,13 @@ def test_the_scan_sees_a_use(tmp_path):
 def test_public_classic_sizes_are_the_classic_layouts():
     import uno_rl.core as core
 
-    assert (core.NUM_ACTIONS, core.OBS_SIZE, core.NUM_KINDS) == (77, 349, 54)
+    assert (core.NUM_ACTIONS, core.OBS_SIZE, core.NUM_KINDS) == (77, 583, 54)
     assert (core.NUM_ACTIONS, core.OBS_SIZE, core.NUM_KINDS) == (
         CLASSIC.num_actions,
         CLASSIC.obs_size,
         CLASSIC.num_kinds,
     )
-    assert (EXTENDED.num_kinds, EXTENDED.num_actions, EXTENDED.obs_size) == (75, 122, 616)
+    assert (EXTENDED.num_kinds, EXTENDED.num_actions, EXTENDED.obs_size) == (75, 122, 877)
     assert (CLASSIC.extended, EXTENDED.extended) == (False, True)
 
 

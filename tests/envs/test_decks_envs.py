@@ -1,8 +1,8 @@
 """Every env on every shipped deck (rules specification §11): spaces, conformance, play, render.
 
 The envs follow the deck's card layout (``rules.layout``): a classic deck keeps the 77
-actions and 349 observation values, a deck with section-11 cards plays in the extended
-layout (122 actions, 616 values, a 1397-value state). Checked here on each shipped deck at
+actions and 583 observation values, a deck with section-11 cards plays in the extended
+layout (122 actions, 877 values, a 1397-value state). Checked here on each shipped deck at
 2 and 4 players: PettingZoo's ``api_test`` / ``parallel_api_test``, Gymnasium's
 ``check_env``, random legal play (masks never empty, observations and states inside their
 spaces), both renderings, the vector env, error messages named by the layout, and the
@@ -77,12 +77,12 @@ def test_spaces_follow_the_deck(config):
 def test_classic_deck_keeps_todays_spaces():
     aec = uno_v1.raw_env(deck="classic")
     assert aec.action_space("player_0").n == 77
-    assert aec.observation_space("player_0")["observation"].shape == (349,)
+    assert aec.observation_space("player_0")["observation"].shape == (583,)
     assert aec.state_space.shape == (STATE_SIZE,) == (900,)
-    assert (CLASSIC.num_actions, CLASSIC.obs_size) == (77, 349)
+    assert (CLASSIC.num_actions, CLASSIC.obs_size) == (77, 583)
     assert (EXTENDED.num_actions, EXTENDED.obs_size, state_layout(EXTENDED).size) == (
         122,
-        616,
+        877,
         1397,
     )
 

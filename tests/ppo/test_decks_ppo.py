@@ -91,9 +91,12 @@ def test_shipped_bots_choose_exactly_as_before_on_recorded_observations():
         np.testing.assert_allclose(
             value.numpy(), golden[f"{path.stem}/value"], rtol=1e-5, atol=1e-5
         )
-    # Through the agent API too: the shipped specs play the recorded choices greedily.
+    # Through the agent API too: the shipped specs play the recorded choices greedily. The
+    # recordings predate the pieces of what other seats showed, appended after the others.
+    wide = np.zeros((obs.shape[0], OBS_SIZE), np.float32)
+    wide[:, : obs.shape[1]] = obs
     agent = make_agent("ppo-official-2p", load_rules("official"), greedy=True)
-    chosen = agent.act(obs, masks, np.random.default_rng(0))
+    chosen = agent.act(wide, masks, np.random.default_rng(0))
     np.testing.assert_array_equal(chosen, golden["ppo-official-2p/greedy"])
 
 
@@ -131,7 +134,7 @@ def test_extended_inputs_read_every_piece_with_their_scales():
     assert inputs.features == tuple(ALL_FEATURES) + tuple(n for n, _ in EXTENDED_PIECES)
     np.testing.assert_array_equal(inputs.columns, np.arange(EXTENDED.obs_size))
     scale, at = inputs.scale, EXTENDED.slices
-    assert scale.shape == (616,) and inputs.deck_size == rules.deck_cards.size == 104
+    assert scale.shape == (877,) and inputs.deck_size == rules.deck_cards.size == 104
     expected = {
         "hand": 0.25, "discard": 0.25, "revealed_hand": 0.25, "hand_sizes": 0.05,
         "pending_draw": 0.05, "draw_pile_size": 1 / 104, "top_card": 1.0,
@@ -147,9 +150,9 @@ def test_extended_inputs_read_every_piece_with_their_scales():
     assert resolve_features(["hand", "swap_seats"], EXTENDED) == ["hand", "swap_seats"]
     assert resolve_features(ALL_FEATURES, CLASSIC) == list(ALL_FEATURES)
     net = inputs.network([8])
-    logits, value = net(torch.zeros(3, 616))
+    logits, value = net(torch.zeros(3, 877))
     assert logits.shape == (3, 122) and value.shape == (3,)
-    buffer = TurnBuffer(4, 616, streams=2, actions=inputs.actions)
+    buffer = TurnBuffer(4, 877, streams=2, actions=inputs.actions)
     assert buffer.mask.shape == (4, 122)
 
 
@@ -189,9 +192,9 @@ def test_a_policy_plays_only_decks_of_its_layout(tmp_path):
     assert agent.inputs.deck == "extreme" and agent.inputs.deck_size == 104
     assert agent.network.scale[EXTENDED.slices["draw_pile_size"]][0] == np.float32(1 / 104)
     with pytest.raises(ValueError, match=r"masks must be a \(k, 122\) bool array"):
-        agent.act(np.zeros((2, 616), np.float32), np.ones((2, 77), bool), None)
-    with pytest.raises(ValueError, match=r"observations must be a \(k, 616\) array"):
-        agent.act(np.zeros((2, 349), np.float32), np.ones((2, 122), bool), None)
+        agent.act(np.zeros((2, 877), np.float32), np.ones((2, 77), bool), None)
+    with pytest.raises(ValueError, match=r"observations must be a \(k, 877\) array"):
+        agent.act(np.zeros((2, 583), np.float32), np.ones((2, 122), bool), None)
     # Averaging policies of two layouts is refused; of one layout it works.
     classic_path = tmp_path / "classic.pt"
     _save_policy(classic_path, NetworkInputs.of_rules(ALL_FEATURES, load_rules("official")))
@@ -323,7 +326,7 @@ def test_a_rollout_actor_plays_the_extension_deck(keep_torch_threads):
     actor = RolloutActor(config.to_dict(), 1, None, [weights], 0)
     rollout, state = actor.collect(weights, 0, 1)
     assert rollout.size > 0 and rollout.stats.decisions == 3 * 12
-    assert rollout.obs.shape[1] == 616 and rollout.mask.shape[1] == 122
+    assert rollout.obs.shape[1] == 877 and rollout.mask.shape[1] == 122
     assert rollout.mask[np.arange(rollout.size), rollout.action].all()
 
 

@@ -20,7 +20,7 @@ Every heuristic (all but the random ones) takes the parameters of
 ``challenge_hand``, ``challenge_color``, ``objective``, ``stack``, ``play_drawn``.
 
 Every agent plays both layouts of :mod:`uno_rl.core.layout`, by its rules' deck: the classic
-one (349 observation values, 77 actions) exactly as before, and the extended one (616 values,
+one (583 observation values, 77 actions) exactly as before, and the extended one (877 values,
 122 actions) of the cards of rules specification §11. How each heuristic plays those cards is in
 its class docstring ("New cards"), and what they share by role: what to play first or hold back
 (:mod:`.play_order`), whom to target (:mod:`.targets`), answering with a Boomerang

@@ -9,7 +9,7 @@ An agent plays N games at once::
 ``masks`` the legal actions, ``rng`` an explicit ``numpy.random.Generator``; the result is one
 legal action per game (int64). There is no per-game Python loop anywhere in an agent. The
 widths O and A are those of the rules' deck layout (``rules.layout``; :mod:`uno_rl.core`):
-349 values and 77 actions in the classic layout, 616 values and 122 actions in the extended
+583 values and 77 actions in the classic layout, 877 values and 122 actions in the extended
 one (decks with the cards of
 rules specification §11, :mod:`uno_rl.core.layout`).
 
@@ -208,7 +208,7 @@ def check_batch(
     """The batch size k, after checking shapes; a clear error otherwise.
 
     With ``rules``, masks must have that deck's action count (77 in the classic layout, 122 in
-    the extended one) and observations its observation width (349 or 616); without, the
+    the extended one) and observations its observation width (583 or 877); without, the
     classic layout's.
     """
     layout = rules.layout if rules is not None else CLASSIC

@@ -62,7 +62,7 @@ class PIMCAgent(SearchAgent):
         with 128, +1.88 with 64; docs: Results, search agents)."""
         return 32 if self.rules.players == 2 else 128
 
-    def check_budget(self, observes: bool | None) -> None:
+    def check_budget(self, observes: bool | int | None) -> None:
         """Also refuse more than :data:`~uno_rl.agents.search_budget.MAX_PLAYOUTS` play-outs
         per legal action at a decision (determinizations x rollouts)."""
         d, r = self.params["determinizations"] or self.auto_worlds(), self.params["rollouts"]

@@ -171,7 +171,8 @@ class SearchAgent(Agent):
         "lanes": Param(
             131072,
             "most play-out lanes stepped at once (memory: about 3 KB each at 2 players, "
-            "more with more players, larger decks or a PPO rollout agent; and speed)",
+            "more with more players, larger decks or a PPO rollout agent; and speed); left "
+            "unset, fewer where this many would pass the memory limit",
             low=64,
             high=4_000_000,
         ),
@@ -179,6 +180,7 @@ class SearchAgent(Agent):
 
     def __init__(self, rules, **params: Any):
         super().__init__(rules, **params)
+        self.lanes_given = "lanes" in params  # a default over the memory limit is lowered
         if self.params["objective"] == "match" and not rules.match:
             raise AgentError(
                 f"agent {self.name!r}: objective 'match' needs match rules (--set match=true)"
@@ -204,8 +206,9 @@ class SearchAgent(Agent):
             self.model = make_agent(self.params["model"], rules)
             if self.model.needs_state:
                 raise AgentError(f"agent {self.name!r}: the model cannot be a search agent")
-        if any(_observes(agent) for agent in (self.policy, self.model)):
-            self.check_budget(observes=True)
+        columns = max(_observes(agent) for agent in (self.policy, self.model))
+        if columns:
+            self.check_budget(observes=columns)
         # The play-outs' agent once the others have shown they challenge (None: the same).
         self.wary_policy = None
         wary = self.params["challengers"]
@@ -227,10 +230,11 @@ class SearchAgent(Agent):
             self.cut_off = lambda state, seat: estimate(state, seat, objective)
 
     # ------------------------------------------------------------------ budget
-    def check_budget(self, observes: bool | None) -> None:
+    def check_budget(self, observes: bool | int | None) -> None:
         """Refuse (:class:`~uno_rl.agents.base.AgentError`) a budget whose memory estimate
         exceeds the limit (:mod:`uno_rl.agents.search_budget`); ``observes``: the rollout
-        agent or model reads observations (None: not known yet)."""
+        agent or model reads observations, an int how many of their columns (None: not known
+        yet)."""
         check_memory(self, observes)
 
     def bookkeeping(self, lanes: int) -> tuple[int, str]:
@@ -487,7 +491,10 @@ class SearchAgent(Agent):
         return values
 
 
-def _observes(agent) -> bool:
-    """Whether ``agent`` reads observations in the play-outs (a PPO policy), rather than the
-    state itself or nothing."""
-    return agent.needs_observation and not hasattr(agent, "act_on_state")
+def _observes(agent) -> int:
+    """Observation columns ``agent`` reads in the play-outs (a PPO policy: its network's;
+    another observing agent: all), 0 if it reads the state itself or nothing."""
+    if not agent.needs_observation or hasattr(agent, "act_on_state"):
+        return 0
+    columns = getattr(agent, "columns", None)
+    return agent.rules.layout.obs_size if columns is None else len(columns)

@@ -16,7 +16,8 @@ arrays (and its observations and network where it reads observations).
 estimate exceeds the limit: :data:`DEFAULT_LIMIT` (2 GiB), or the size in the environment
 variable ``UNO_RL_SEARCH_MEMORY`` (bytes, or a number with K, M, G or T: powers of 1024, so
 ``4G``, ``4GB`` and ``4GiB`` are the same). The message names the estimate, its largest part
-and the parameter value that would fit.
+and the parameter value that would fit. Where the lanes are that largest part and ``lanes``
+was left at its default (a speed setting), it is lowered to the most that fit instead.
 
 The per-item sizes are measured (peak resident memory of a search on the classic and
 extension decks at 2, 4 and 10 players, with heuristic and PPO rollout agents) and rounded up.
@@ -93,13 +94,15 @@ def worlds_at_once(rules: Rules) -> int:
     return max(1, WORLD_BATCH_BYTES // world_bytes(rules))
 
 
-def lane_bytes(rules: Rules, observes: bool = False) -> int:
+def lane_bytes(rules: Rules, observes: bool | int = False) -> int:
     """Bytes of one play-out lane stepped: its state, the step's copies of it, its legal mask
     and the rollout agent's arrays; ``observes``: the agent reads observations (a PPO
-    policy: the observation and its network's activations)."""
+    policy: the observation, then the columns its network reads and their activations), an
+    int the number of columns it reads (True: every one)."""
     size = 5 * state_bytes(rules) + 16 * rules.layout.num_actions
     if observes:
-        size += 24 * rules.layout.obs_size
+        columns = rules.layout.obs_size if observes is True else int(observes)
+        size += 4 * rules.layout.obs_size + 20 * columns
     return size
 
 
@@ -109,7 +112,7 @@ def particle_bytes(rules: Rules) -> int:
     return 3 * rules.players * (rules.layout.num_kinds + 8)
 
 
-def estimate(agent: Agent, observes: bool = False, lanes: int | None = None) -> Estimate:
+def estimate(agent: Agent, observes: bool | int = False, lanes: int | None = None) -> Estimate:
     """The peak memory of ``agent``, a :class:`~uno_rl.agents.search.SearchAgent` (module
     docstring); ``observes``: its rollout agent or model reads observations; ``lanes``:
     instead of its own ``lanes``."""
@@ -148,17 +151,25 @@ def estimate(agent: Agent, observes: bool = False, lanes: int | None = None) -> 
     return Estimate(sum(part[0] for part in parts), parts, lane)
 
 
-def check(agent: Agent, observes: bool | None = False) -> None:
+def check(agent: Agent, observes: bool | int | None = False) -> None:
     """Raise :class:`AgentError` when ``agent``'s :func:`estimate` exceeds the limit;
-    ``observes`` None: not known yet (the estimate without observations, a ``lanes`` to
-    suggest with them)."""
+    ``observes`` as :func:`lane_bytes` has it, or None: not known yet (the estimate without
+    observations, a ``lanes`` to suggest with every column read)."""
     limit = memory_limit()
-    found = estimate(agent, bool(observes))
+    found = estimate(agent, observes or False)
     if found.total <= limit:
         return
     _, what, advice = found.parts[0]
+    if advice == "lower lanes" and not getattr(agent, "lanes_given", True) and observes is not None:
+        fit = _lanes_that_fit(agent, observes, limit)
+        if fit is not None:  # the default is a speed setting: as many lanes as fit
+            agent.params["lanes"] = fit
+            found = estimate(agent, observes)
+            if found.total <= limit:
+                return
+            _, what, advice = found.parts[0]
     if advice == "lower lanes":
-        fit = _lanes_that_fit(agent, observes is not False, limit)
+        fit = _lanes_that_fit(agent, True if observes is None else observes, limit)
         advice = "no value of lanes fits" if fit is None else f"lower lanes (lanes={fit} fits)"
     raise AgentError(
         f"agent {agent.spec!r} would hold about {format_bytes(found.total)} of memory at once "
@@ -167,7 +178,7 @@ def check(agent: Agent, observes: bool | None = False) -> None:
     )
 
 
-def _lanes_that_fit(agent: Agent, observes: bool, limit: int) -> int | None:
+def _lanes_that_fit(agent: Agent, observes: bool | int, limit: int) -> int | None:
     """The most ``lanes`` (two significant digits) whose estimate fits ``limit``; None if
     not even the fewest do."""
     low, high = int(agent.PARAMS["lanes"].low), agent.params["lanes"]

@@ -2,7 +2,7 @@
 
 An agent sees only what :func:`uno_rl.core.observe.observe` gives its seat; this class decodes
 those flat float32 rows into the quantities a heuristic needs. The layout is told by the
-width: 349 values are the classic layout (54 kinds, :data:`uno_rl.core.layout.CLASSIC`), 616
+width: 583 values are the classic layout (54 kinds, :data:`uno_rl.core.layout.CLASSIC`), 877
 the extended one (75 kinds, :data:`uno_rl.core.layout.EXTENDED`, with the pieces of rules
 specification §11). Seats are relative: 0 is the observer, 1 the next seat clockwise.
 """
@@ -21,7 +21,7 @@ _BY_WIDTH = {CLASSIC.obs_size: CLASSIC, EXTENDED.obs_size: EXTENDED}
 
 
 def layout_of_width(width: int) -> Layout:
-    """The layout whose observations have ``width`` values (349: classic, 616: extended)."""
+    """The layout whose observations have ``width`` values (583: classic, 877: extended)."""
     if width not in _BY_WIDTH:
         raise ValueError(
             f"observations must have {CLASSIC.obs_size} (classic) or {EXTENDED.obs_size} "
@@ -36,7 +36,7 @@ def _one_hot(block: np.ndarray) -> np.ndarray:
 
 
 class ObservationView:
-    """Decoded pieces of ``observations`` (k, 349) or (k, 616) float32 for ``players`` seats.
+    """Decoded pieces of ``observations`` (k, 583) or (k, 877) float32 for ``players`` seats.
 
     Every attribute is computed on first use. Counts are float32 (k, K) arrays (K = 54 or 75
     kinds, :attr:`layout`); indices are int64 (k,) arrays with -1 for "none".

@@ -21,7 +21,7 @@ name      meaning
 ``D``     the number of cards in the deck (``rules.deck_cards.size``)
 ``K``     card kinds of the rules' layout, ``rules.layout.num_kinds``: 54 classic, 75 extended
 ``A``     actions of the layout, ``rules.layout.num_actions``: 77 classic, 122 extended
-``O``     observation values of the layout, ``rules.layout.obs_size``: 349 classic, 616
+``O``     observation values of the layout, ``rules.layout.obs_size``: 583 classic, 877
           extended
 ``hand``  (k, K) int8 card counts of the seat concerned in each game of ``g``
 ========  ==============================================================================
@@ -41,7 +41,7 @@ from .state import State
 
 #: The classic layout's number of actions (77); a rules' own is ``rules.layout.num_actions``.
 NUM_ACTIONS: int = CLASSIC.num_actions
-#: The classic layout's observation length (349); a rules' own is ``rules.layout.obs_size``.
+#: The classic layout's observation length (583); a rules' own is ``rules.layout.obs_size``.
 OBS_SIZE: int = CLASSIC.obs_size
 #: The classic layout's number of card kinds (54); a rules' own is ``rules.layout.num_kinds``.
 NUM_KINDS: int = CLASSIC.num_kinds

@@ -37,13 +37,16 @@ def draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     """``seats`` draw (one card, or until one is playable); a playable card is then offered
     (the drawn phase) unless the rules play it at once or forbid it; otherwise the turn passes."""
     rules = s.rules
+    void = _drawn_on(s, g, seats)
     if rules.dispenser_on:  # one press of the dispenser, and the turn is over
         press(s, g, seats, np.ones(g.size, np.int64))
         start_turn(s, g, next_seat(s, g, seats))
+        _show_void(s, *void)
         return
     card = draw_one(s, g, seats)
     if rules.drawn_card == "auto-play":
         _auto_play(s, g, seats, card)
+        _show_void(s, *void)
         return
     if rules.draw_until_playable:
         again = np.flatnonzero(card >= 0)
@@ -63,6 +66,24 @@ def draw_action(s: State, g: np.ndarray, seats: np.ndarray) -> None:
     s.drawn[g[keep]] = card[keep]
     rest = ~keep
     start_turn(s, g[rest], next_seat(s, g[rest], seats[rest]))
+    _show_void(s, *void)
+
+
+def _drawn_on(s: State, g: np.ndarray, seats: np.ndarray) -> tuple:
+    """Before ``seats`` draw: the flat (game, seat) rows of those drawing in the play phase,
+    the color and the colored top card's symbol (-1 for a colorless one) they draw on."""
+    play = s.phase[g] == PLAY
+    gp = g[play]
+    top = s.top[gp]
+    symbol = np.where(s.rules.layout.kind_color[top] >= 0, s.rules.layout.kind_rank[top], -1)
+    return seat_rows(s, gp, seats[play]), s.color[gp], symbol.astype(np.int8)
+
+
+def _show_void(s: State, rows: np.ndarray, color: np.ndarray, symbol: np.ndarray) -> None:
+    """Having drawn (the draw cleared what they lacked), the hands of ``rows`` showed they
+    held nothing of ``color`` and nothing of ``symbol``."""
+    flat_view(s.void_color)[rows] = color
+    flat_view(s.void_symbol)[rows] = symbol
 
 
 def _lay_card(
@@ -72,16 +93,19 @@ def _lay_card(
     the new top card, its color (``named`` for wilds). Returns the (k,) flat (game, seat) rows."""
     rows = seat_rows(s, g, seats)
     width = s.hands.shape[2]
+    layout = s.rules.layout
     flat_view(s.hands)[rows * width + kinds] -= 1
     flat_view(s.hand_size)[rows] -= 1
     flat_view(s.discard)[g * width + kinds] += 1
     s.top[g] = kinds
-    if not s.rules.layout.extended:  # the classic kinds: the two wilds (52, 53) name the color
+    own = layout.kind_color[kinds]
+    flat_view(s.played)[rows * 5 + np.where(own >= 0, own, 4)] += 1
+    names = layout.names_color[kinds]
+    flat_view(s.named)[rows[names]] = named[names]
+    if not layout.extended:  # the classic kinds: the two wilds (52, 53) name the color
         s.color[g] = np.where(kinds >= 52, named, KIND_COLOR[kinds])
     else:  # a Boomerang (colorless, names nothing) leaves the color as it is
-        layout = s.rules.layout
-        own = np.where(layout.kind_color[kinds] >= 0, layout.kind_color[kinds], s.color[g])
-        s.color[g] = np.where(layout.names_color[kinds], named, own)
+        s.color[g] = np.where(names, named, np.where(own >= 0, own, s.color[g]))
     s.drawn[g] = -1
     return rows
 

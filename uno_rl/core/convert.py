@@ -11,6 +11,8 @@ import numpy as np
 from .reference import ReferenceGame
 from .state import STAT_NAMES, State
 
+#: Per-seat lists copied one to one between State fields and ReferenceGame attributes.
+_PER_SEAT = ("skip_turn", "void_color", "void_symbol", "played", "named")
 #: State fields copied one to one from ReferenceGame attributes of the same name.
 _SCALARS = (
     "key",
@@ -67,7 +69,8 @@ def to_state(games: list[ReferenceGame]) -> State:
         state.pile_size[i] = len(game.pile)
         state.discard[i] = game.discard
         state.revealed[i] = game.revealed
-        state.skip_turn[i] = game.skip_turn
+        for name in _PER_SEAT:
+            getattr(state, name)[i] = getattr(game, name)
         state.swap_seats[i] = game.swap_seats
         state.swap_given[i] = np.array(game.swap_given, np.int8).reshape(2, -1)
         state.scores[i] = game.scores
@@ -87,7 +90,8 @@ def to_reference(state: State, index: int) -> ReferenceGame:
     game.pile = state.pile[index, : state.pile_size[index]].astype(int).tolist()
     game.discard = state.discard[index].astype(int).tolist()
     game.revealed = state.revealed[index].astype(int).tolist()
-    game.skip_turn = state.skip_turn[index].astype(int).tolist()
+    for name in _PER_SEAT:
+        setattr(game, name, getattr(state, name)[index].astype(int).tolist())
     game.swap_seats = state.swap_seats[index].astype(int).tolist()
     game.swap_given = state.swap_given[index].astype(int).tolist()
     game.scores = state.scores[index].astype(int).tolist()

@@ -161,6 +161,10 @@ def deal(s: State, g: np.ndarray, seeds: np.ndarray, dealer: np.ndarray | None) 
     s.swap_given[g] = 0
     s.skip_turn[g] = 0
     s.stats[g] = 0
+    s.void_color[g] = -1
+    s.void_symbol[g] = -1
+    s.played[g] = 0
+    s.named[g] = -1
     first = ((dealer.astype(np.int64) + 1) % p).astype(np.int8)
     s.actor[g] = first
     s.phase[g] = PLAY

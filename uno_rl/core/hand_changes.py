@@ -37,6 +37,8 @@ def zero(s, g, seats, kinds, rank, count, next_actor, next_phase) -> None:
     source = (np.arange(p)[None, :] - s.direction[g][:, None].astype(np.int64)) % p
     s.hands[g] = s.hands[g[:, None], source]
     s.hand_size[g] = s.hand_size[g[:, None], source]
+    s.void_color[g] = s.void_color[g[:, None], source]  # what a hand lacked goes with it
+    s.void_symbol[g] = s.void_symbol[g[:, None], source]
 
 
 def swap_targets(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -68,15 +70,16 @@ def swap_hands(s: State, g: np.ndarray, seats: np.ndarray, offsets: np.ndarray) 
         s.swap_seats[g, 0], s.swap_seats[g, 1] = seats, other
         s.swap_given[g, 0], s.swap_given[g, 1] = mine, theirs
     s.hands[g, seats], s.hands[g, other] = theirs, mine
-    size_mine, size_theirs = s.hand_size[g, seats].copy(), s.hand_size[g, other].copy()
-    s.hand_size[g, seats], s.hand_size[g, other] = size_theirs, size_mine
+    for field in (s.hand_size, s.void_color, s.void_symbol):  # what a hand lacked goes with it
+        field_mine, field_theirs = field[g, seats].copy(), field[g, other].copy()
+        field[g, seats], field[g, other] = field_theirs, field_mine
     end_turn(s, g, seats, next_seat(s, g, seats), np.full(g.size, PLAY, np.int8))
 
 
 def shuffle_hands(s, g, seats, kinds, rank, count, next_actor, next_phase) -> None:
     """Wild Shuffle Hands: every hand gathered, shuffled (stream SHUFFLE_HANDS, the decision
     number) and dealt one at a time from the player's left (clockwise); what was seen of other
-    hands is forgotten. A hand left empty wins at once (the first in dealing order)."""
+    hands (and what they lacked) is forgotten. A hand left empty wins at once (the first in dealing order)."""
     ss = seats.astype(np.int64)
     p, kinds_n = s.rules.players, s.hands.shape[2]
     counts = s.hands[g].sum(axis=1, dtype=np.int16)
@@ -95,6 +98,8 @@ def shuffle_hands(s, g, seats, kinds, rank, count, next_actor, next_phase) -> No
     s.reveal_target[g] = -1
     s.swap_seats[g] = -1
     s.swap_given[g] = 0
+    s.void_color[g] = -1
+    s.void_symbol[g] = -1
     order = (ss[:, None] + 1 + np.arange(p)[None, :]) % p  # dealing order of the seats
     empty = s.hand_size[g[:, None], order] == 0
     out = np.flatnonzero(empty.any(axis=1))

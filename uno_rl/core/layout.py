@@ -1,7 +1,7 @@
 """Card layouts: the card kinds, actions and observation pieces a deck is played with.
 
 There are two layouts. ``CLASSIC`` has the 54 kinds of the 108-card game
-(:mod:`.cards`), the 77 actions of :mod:`.actions` and the 349 observation values of
+(:mod:`.cards`), the 77 actions of :mod:`.actions` and the 583 observation values of
 :mod:`.observe_layout`, unchanged: every deck made of classic kinds alone (``classic``,
 ``extreme`` without its new cards, a user's deck of other counts) plays in it, so the shipped
 bots keep working. ``EXTENDED`` adds the 21 kinds of rules specification §11 after them:
@@ -38,6 +38,7 @@ import numpy as np
 
 from . import actions as classic_actions
 from . import cards
+from .observe_layout import OTHER_SEATS
 from .observe_layout import PIECES as CLASSIC_PIECES
 
 __all__ = ["CLASSIC", "EXTENDED", "Layout", "SYMBOLS", "layout_of_kinds"]
@@ -127,7 +128,7 @@ class Layout:
 
     @cached_property
     def obs_size(self) -> int:
-        """O: the length of the flat observation (349 classic, 616 extended)."""
+        """O: the length of the flat observation (583 classic, 877 extended)."""
         return sum(size for _, size in self.pieces)
 
     @cached_property
@@ -159,6 +160,16 @@ class Layout:
     def kinds_of(self, *symbols: int) -> np.ndarray:
         """(m,) int64: the kinds with one of ``symbols``, ascending."""
         return np.flatnonzero(np.isin(self.kind_rank, symbols))
+
+    @cached_property
+    def symbol_slot(self) -> np.ndarray:
+        """(S + 1,) int64: each colored symbol's index among the layout's colored symbols in
+        ascending order (the ``void_symbol`` blocks), -1 for the others and at index -1 (a
+        symbol of -1, none, reads -1)."""
+        colored = np.unique(self.kind_rank[self.kind_color >= 0]).astype(np.int64)
+        out = np.full(int(self.kind_rank.max()) + 2, -1, np.int64)
+        out[colored] = np.arange(colored.size)
+        return out
 
     @cached_property
     def same_symbol(self) -> np.ndarray:
@@ -362,7 +373,9 @@ def _extended(classic: Layout) -> Layout:
     target = np.zeros(len(card), np.int8)
     target[: classic.num_actions] = classic.action_target
     width = len(ranks)
-    pieces = tuple((n, width if n in _KIND_PIECES else s) for n, s in classic.pieces)
+    symbols = len({r for r, c in zip(ranks, colors, strict=True) if c >= 0})
+    sizes = {**{n: width for n in _KIND_PIECES}, "void_symbol": OTHER_SEATS * symbols}
+    pieces = tuple((n, sizes.get(n, s)) for n, s in classic.pieces)
     return Layout(
         name="extended",
         kind_rank=np.array(ranks, np.int8),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observe_layout import OBS_SIZE, PIECES, SLICES
+from .observe_layout import OBS_SIZE, OTHER_SEATS, PIECES, SLICES
 from .phases import DRAWN, OVER
 from .state import State
 
@@ -84,6 +84,7 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     if mine.any():
         out[mine, SLICES["revealed_hand"]] = s.revealed[mine]
         one_hot("revealed_seat", relative(s.reveal_target), mine)
+    hot.extend(_observe_shown(s, seats, out, row_base, _START))
     out.reshape(-1)[np.concatenate(hot)] = 1.0
     scored = np.flatnonzero(s.scores.any(axis=1))  # scores are mostly all 0 outside matches
     if scored.size:
@@ -95,6 +96,33 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     if layout.extended:
         _observe_extended(s, seats, out, _START)
     return out
+
+
+def _observe_shown(
+    s: State, seats: np.ndarray, out: np.ndarray, row_base: np.ndarray, start: dict
+) -> list[np.ndarray]:
+    """What each other seat showed (voids, plays, named colors): writes the played counts
+    into ``out`` and returns the flat positions of the one-hot 1s of the other pieces."""
+    n, p = s.num_games, s.rules.players
+    layout = s.rules.layout
+    others = (seats[:, None] + np.arange(1, p)[None, :]) % p  # (N, P-1) absolute seats
+    rows = np.arange(n)[:, None]
+    block = np.arange(p - 1)[None, :]
+    played = s.played[rows, others]  # (N, P-1, 5)
+    begin = start["played_colors"]
+    out[:, begin : begin + 5 * (p - 1)] = played.reshape(n, -1)
+    base = row_base[:, None]
+    hot = []
+    symbols = (start["played_colors"] - start["void_symbol"]) // OTHER_SEATS  # block width
+    for name, values, size in (
+        ("void_color", s.void_color[rows, others].astype(np.int64), 4),
+        ("void_symbol", layout.symbol_slot[s.void_symbol[rows, others]], symbols),
+        ("named_color", s.named[rows, others].astype(np.int64), 4),
+    ):
+        shown = values >= 0
+        if shown.any():
+            hot.append((base + start[name] + block * size + values)[shown])
+    return hot
 
 
 def _observe_extended(s: State, seats: np.ndarray, out: np.ndarray, start: dict) -> None:

@@ -3,7 +3,8 @@
 State fields used (N games, P seats): ``pile`` (N, D) int8 (D the deck's cards), the draw pile, drawn from
 index ``pile_size - 1`` down; ``pile_size`` (N,) int16; ``discard`` (N, K) int8 counts,
 the top card included; ``hands`` (N, P, K) int8 and ``hand_size`` (N, P) int16, which a
-draw increments; ``key`` (N,) uint64 and ``reshuffles`` (N,) int32, which seed each
+draw increments; ``void_color`` and ``void_symbol`` (N, P) int8, which a draw clears (a
+hand that drew may hold anything again); ``key`` (N,) uint64 and ``reshuffles`` (N,) int32, which seed each
 reshuffle's order (counter-based, :mod:`uno_rl.core.rng`), so duplicate deals replay exactly.
 """
 
@@ -101,6 +102,7 @@ def draw_cards(s: State, g: np.ndarray, seats: np.ndarray, counts: np.ndarray) -
                     r = np.flatnonzero(take > depth) if depth else np.flatnonzero(take)
                     hands[rows[r] * kinds + pile[top[r] - depth]] += 1
             flat_view(s.hand_size)[rows] += take.astype(np.int16)
+            _forget_voids(s, rows[take > 0])
             s.pile_size[g] -= take.astype(np.int16)
             remaining -= take
         short = remaining > 0
@@ -110,6 +112,12 @@ def draw_cards(s: State, g: np.ndarray, seats: np.ndarray, counts: np.ndarray) -
         reshuffle(s, g)
         refilled = s.pile_size[g] > 0
         g, seats, remaining = g[refilled], seats[refilled], remaining[refilled]
+
+
+def _forget_voids(s: State, rows: np.ndarray) -> None:
+    """The hands of flat (game, seat) ``rows`` got new cards: what they lacked is unknown."""
+    flat_view(s.void_color)[rows] = -1
+    flat_view(s.void_symbol)[rows] = -1
 
 
 def draw_one(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -127,5 +135,6 @@ def draw_one(s: State, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
         rows = seat_rows(s, gg, ss)
         flat_view(s.hands)[rows * s.hands.shape[2] + card] += 1
         flat_view(s.hand_size)[rows] += 1
+        _forget_voids(s, rows)
         cards[got] = card
     return cards

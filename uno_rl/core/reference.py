@@ -183,6 +183,9 @@ class ReferenceGame(
         self.winner = -1
         self.truncated = False
         self.stats = {name: [0] * p for name in STAT_NAMES}
+        self.void_color, self.void_symbol = [-1] * p, [-1] * p
+        self.played = [[0] * 5 for _ in range(p)]
+        self.named = [-1] * p
         first = (dealer + 1) % p
         self.actor, self.phase = first, PLAY
         effects = self.rules.first_card_effects
@@ -230,6 +233,7 @@ class ReferenceGame(
             self.discard = [self.discard[k] - cards[k] for k in range(len(cards))]
         card = self.pile.pop()
         self.hands[seat][card] += 1
+        self.void_color[seat] = self.void_symbol[seat] = -1  # it may hold anything again
         return card
 
     def _keeps_card_under_top(self) -> bool:
@@ -310,6 +314,17 @@ class ReferenceGame(
         self.actor, self.phase = seat, PLAY
 
     def _draw_action(self, seat: int) -> None:
+        """``seat`` draws; in the play phase it so shows it holds nothing of the color and
+        nothing of the colored top card's symbol (until it next draws)."""
+        void = None
+        if self.phase == PLAY:
+            colored = self.layout.kind_color[self.top] >= 0
+            void = self.color, int(self.layout.kind_rank[self.top]) if colored else -1
+        self._draw_cards_on_action(seat)
+        if void is not None:
+            self.void_color[seat], self.void_symbol[seat] = void
+
+    def _draw_cards_on_action(self, seat: int) -> None:
         if self.rules.dispenser_on:  # one press of the dispenser, and the turn is over
             self._press(seat, 1)
             self._start_turn(self._next(seat))
@@ -341,6 +356,7 @@ class ReferenceGame(
             self.color = int(rng.bits(self.key, rng.DRAWN_COLOR, self.turn, 0) % np.uint64(4))
         else:
             self.color = int(colors[card])
+        self._record_play(seat, card)
         if card == WILD_DRAW_FOUR:  # played as a plain Wild: nobody draws
             self._start_turn(self._next(seat))
         else:
@@ -361,6 +377,7 @@ class ReferenceGame(
             self.color = color
         elif own >= 0:  # a colorless card that names nothing (Boomerang) keeps the color
             self.color = own
+        self._record_play(seat, kind)
         self.drawn = -1
         if self.rules.effect_rank[kind] == DISCARD_ALL:
             self._discard_all(seat, kind)
@@ -396,6 +413,13 @@ class ReferenceGame(
             self.multi_count = count
             return
         self._finish_play(seat, kind, count)
+
+    def _record_play(self, seat: int, kind: int) -> None:
+        """What ``seat`` played, for all to see: the card's color (4: none), the color named."""
+        own = int(self.layout.kind_color[kind])
+        self.played[seat][own if own >= 0 else 4] += 1
+        if self.layout.names_color[kind]:
+            self.named[seat] = self.color
 
     def _finish_play(self, seat: int, kind: int, count: int = 1) -> None:
         """Effects of the card that ends ``seat``'s play, a combination of ``count`` cards of

@@ -42,6 +42,9 @@ class ReferenceHandChanges:
         p = self.num_players
         old = self.hands
         self.hands = [old[(i - self.direction) % p] for i in range(p)]
+        voids = list(zip(self.void_color, self.void_symbol, strict=True))  # go with the hands
+        moved = [voids[(i - self.direction) % p] for i in range(p)]
+        self.void_color, self.void_symbol = [v[0] for v in moved], [v[1] for v in moved]
         return self._next(seat), PLAY
 
     def _swap_card(self, seat: int, kind: int, rank: int, count: int):
@@ -73,6 +76,7 @@ class ReferenceHandChanges:
         self.reveal_viewer, self.reveal_target = -1, -1
         self.swap_seats = [-1, -1]
         self.swap_given = [[0] * kinds, [0] * kinds]
+        self.void_color, self.void_symbol = [-1] * p, [-1] * p
         empty = [(seat + 1 + j) % p for j in range(p) if not self.hand_size((seat + 1 + j) % p)]
         if empty:
             self._end_round(empty[0])
@@ -93,6 +97,8 @@ class ReferenceHandChanges:
             self.swap_seats = [seat, target]
             self.swap_given = [list(self.hands[seat]), list(self.hands[target])]
         self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
+        for field in (self.void_color, self.void_symbol):  # what a hand lacked goes with it
+            field[seat], field[target] = field[target], field[seat]
 
     def _discard_all(self, seat: int, kind: int) -> None:
         """A Discard All: every other card of its color goes onto the discard pile under it

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .observe_layout import OTHER_SEATS
 from .phases import DRAWN, OVER
 
 
@@ -55,6 +56,17 @@ def observe_reference(game, seat: int) -> np.ndarray:
     for s in range(p):
         put("scores", game.scores[s] / game.rules.match_target, rel(s))
     put("progress", game.turn / game.rules.max_turns)
+    symbols = (slices["void_symbol"].stop - slices["void_symbol"].start) // OTHER_SEATS
+    for offset in range(1, p):
+        other, block = (seat + offset) % p, offset - 1
+        if game.void_color[other] >= 0:
+            put("void_color", 1.0, 4 * block + game.void_color[other])
+        if game.void_symbol[other] >= 0:
+            put("void_symbol", 1.0, symbols * block + layout.symbol_slot[game.void_symbol[other]])
+        for color in range(5):
+            put("played_colors", float(game.played[other][color]), 5 * block + color)
+        if game.named[other] >= 0:
+            put("named_color", 1.0, 4 * block + game.named[other])
     if not layout.extended:
         return obs
     put("dispenser_presses", float(game.presses))

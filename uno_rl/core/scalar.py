@@ -20,7 +20,7 @@ from .actions import DRAW, PLAY_DRAW_FOUR, PLAY_WILD
 # mid-round games of 4 players under the official rules (median of 7 runs): the play phase's
 # legal actions 21x faster than the reference's, the observation 1.2x.
 from .cards import KIND_COLOR, NUM_KINDS, SAME_SYMBOL, WILD, WILD_DRAW_FOUR
-from .observe_layout import OBS_SIZE, SLICES
+from .observe_layout import OBS_SIZE, OTHER_SEATS, SLICES
 from .phases import DRAWN, OVER, PLAY
 from .reference import ReferenceGame
 
@@ -104,5 +104,19 @@ class ScalarGame(ReferenceGame):
             obs[revealed : revealed + NUM_KINDS] = self.revealed
             index.append(start["revealed_seat"] + (self.reveal_target - seat) % p)
             value.append(1.0)
+        symbols = (SLICES["void_symbol"].stop - start["void_symbol"]) // OTHER_SEATS
+        for block in range(p - 1):
+            other = (seat + 1 + block) % p
+            if self.void_color[other] >= 0:
+                index.append(start["void_color"] + 4 * block + self.void_color[other])
+                value.append(1.0)
+            if self.void_symbol[other] >= 0:  # classic symbols are their own slots
+                index.append(start["void_symbol"] + symbols * block + self.void_symbol[other])
+                value.append(1.0)
+            if self.named[other] >= 0:
+                index.append(start["named_color"] + 4 * block + self.named[other])
+                value.append(1.0)
+            played = start["played_colors"] + 5 * block
+            obs[played : played + 5] = self.played[other]
         obs.put(index, value)
         return obs

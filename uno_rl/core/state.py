@@ -77,6 +77,11 @@ class State:
     swap_seats: np.ndarray  # (N, 2) int8: the two seats of the last hand swap this round (-1)
     swap_given: np.ndarray  # (N, 2, X) int8: the hand each of them gave (X = K extended, else 0)
     shuffled: np.ndarray  # (N,) bool: hands were shuffled this round
+    void_color: np.ndarray  # (N, P) int8: color each hand showed it lacked (its holder drew in
+    #   the play phase on it) until the holder next drew; moves with the hand (-1 none)
+    void_symbol: np.ndarray  # (N, P) int8: symbol of the colored top card it drew on then (-1)
+    played: np.ndarray  # (N, P, 5) int32: cards each seat played this round, by color (4: none)
+    named: np.ndarray  # (N, P) int8: color each seat last named with a card this round (-1)
     _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
     #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
     _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
@@ -150,6 +155,10 @@ class State:
             swap_seats=np.full((n, 2), -1, np.int8),
             swap_given=np.zeros((n, 2, extended), np.int8),
             shuffled=np.zeros(n, bool),
+            void_color=np.full((n, p), -1, np.int8),
+            void_symbol=np.full((n, p), -1, np.int8),
+            played=np.zeros((n, p, 5), np.int32),
+            named=np.full((n, p), -1, np.int8),
         )
 
     def arrays(self) -> dict[str, np.ndarray]:

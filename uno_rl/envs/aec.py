@@ -27,7 +27,8 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) ``(rules.layout.obs_size,) float32`` bounds of every observation value.
 
     Counts of a kind are at most its copies in ``rules``' deck, card totals at most the
-    deck's size, the dispenser's presses below ``len(dispenser_hazard)``, one-hots in
+    deck's size, cards played at most ``max_turns``, the dispenser's presses below
+    ``len(dispenser_hazard)``, one-hots in
     [0, 1], the direction in [-1, 1].
     """
     layout, deck = rules.layout, rules.deck_cards
@@ -41,6 +42,7 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     low[slices["direction"]] = -1.0
     for piece in ("pending_draw", "hand_sizes", "draw_pile_size"):
         high[slices[piece]] = deck.size
+    high[slices["played_colors"]] = rules.max_turns  # a seat plays at most once a decision
     if "dispenser_presses" in slices:
         high[slices["dispenser_presses"]] = len(rules.dispenser_hazard)
     # A score reaches at most target - 1 before the round that ends the match, which adds
@@ -171,7 +173,7 @@ class raw_env(AECEnv):
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s own view: ``{"observation": (obs_size,) float32, "action_mask": (A,)
-        int8}`` (349 and 77 for a classic deck, 616 and 122 for an extended one)."""
+        int8}`` (583 and 77 for a classic deck, 877 and 122 for an extended one)."""
         seat = self._seats.get(agent)
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")

@@ -7,7 +7,7 @@ observation, and exposes who acts
 (:attr:`SingleGame.actor`), the legal mask as an ``(A,) int8`` vector, one seat's
 ``(obs_size,) float32`` observation, and ``step(action)`` for one integer action, where
 ``A = rules.layout.num_actions`` and ``obs_size = rules.layout.obs_size`` follow the deck
-(77 and 349 for a deck of classic cards, 122 and 616 for a deck with any card of rules
+(77 and 583 for a deck of classic cards, 122 and 877 for a deck with any card of rules
 specification §11: :mod:`uno_rl.core.layout`). The fast paths below serve the classic layout; a
 game of the extended layout runs the reference's own step and observation. The
 scalar and fast games are held to the reference and the reference to the batched engine
@@ -93,6 +93,12 @@ _DRAW4_PLAYER = SLICES["draw4_player"].start
 _REVEALED = SLICES["revealed_hand"].start
 _REVEALED_SEAT = SLICES["revealed_seat"].start
 _SCORES = SLICES["scores"].start
+_VOID_COLOR = SLICES["void_color"].start
+_VOID_SYMBOL = SLICES["void_symbol"].start
+_PLAYED = SLICES["played_colors"].start
+_NAMED = SLICES["named_color"].start
+#: Classic symbols are their own ``void_symbol`` slots (0 .. 12, every colored symbol).
+_SYMBOLS = (SLICES["void_symbol"].stop - _VOID_SYMBOL) // 9
 _PROGRESS = SLICES["progress"].start
 
 # The action tables as Python lists: indexing a list beats indexing a NumPy array.
@@ -205,6 +211,15 @@ class FastGame(ScalarGame):
         if self.reveal_viewer == seat:
             buf[_REVEALED : _REVEALED + NUM_KINDS] = self.revealed
             buf[_REVEALED_SEAT + (self.reveal_target - seat) % p] = 1
+        void_color, void_symbol, named = self.void_color, self.void_symbol, self.named
+        for block in range(p - 1):
+            other = (seat + 1 + block) % p
+            if void_color[other] >= 0:
+                buf[_VOID_COLOR + 4 * block + void_color[other]] = 1
+            if void_symbol[other] >= 0:
+                buf[_VOID_SYMBOL + _SYMBOLS * block + void_symbol[other]] = 1
+            if named[other] >= 0:
+                buf[_NAMED + 4 * block + named[other]] = 1
         direction = self.direction
         if direction > 0:
             buf[_DIRECTION] = 1
@@ -213,6 +228,9 @@ class FastGame(ScalarGame):
             obs[_DIRECTION] = direction
         if self.pending:
             obs[_PENDING] = self.pending
+        played = self.played  # counts can pass 255 in a long round: written as floats
+        for block in range(p - 1):
+            obs[_PLAYED + 5 * block : _PLAYED + 5 * block + 5] = played[(seat + 1 + block) % p]
         rules = self.rules
         obs[_PROGRESS] = self.turn / rules.max_turns
         scores = self.scores

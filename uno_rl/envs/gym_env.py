@@ -20,9 +20,9 @@ episode ends::
 Spaces follow the deck (``deck=`` like any rule; :attr:`UnoEnv.layout`, rules specification
 §11): the observation is the learner's own view, a ``Box`` of ``(obs_size,)`` float32 with
 per-value bounds (bounds from :func:`uno_rl.envs.uno_v1.observation_bounds`); the action
-space is ``Discrete(A)``. A deck of classic cards has the classic layout, ``(349,)`` and
+space is ``Discrete(A)``. A deck of classic cards has the classic layout, ``(583,)`` and
 ``Discrete(77)`` (:mod:`uno_rl.core.observe_layout`, :mod:`uno_rl.core.actions`); a deck
-with any section-11 card the extended one, ``(616,)`` and ``Discrete(122)`` (the tables of
+with any section-11 card the extended one, ``(877,)`` and ``Discrete(122)`` (the tables of
 :mod:`uno_rl.core.layout`). The legal actions are ``info["action_mask"]``, an ``(A,)``
 bool array on every reset and step (all False once the episode is over), and
 :meth:`UnoEnv.action_masks` returns the same mask (what sb3-contrib's ``MaskablePPO``

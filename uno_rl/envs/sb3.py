@@ -25,8 +25,8 @@ The VecEnv contract, as SB3 2.9 defines it:
 
 * Spaces: ``observation_space`` is the single game's ``Box (obs_size,)`` float32 and
   ``action_space`` ``Discrete(A)`` (SB3 VecEnvs hold the per-env spaces): the deck's layout
-  (``deck=`` like any rule), ``(349,)`` and ``Discrete(77)`` for a deck of classic cards,
-  ``(616,)`` and ``Discrete(122)`` for one with any card of rules specification §11.
+  (``deck=`` like any rule), ``(583,)`` and ``Discrete(77)`` for a deck of classic cards,
+  ``(877,)`` and ``Discrete(122)`` for one with any card of rules specification §11.
 * :meth:`reset` returns the observations only, ``(N, obs_size)`` float32; ``reset_infos`` holds
   one empty dict per game.
 * :meth:`step_async` / :meth:`step_wait` (or :meth:`step`): actions ``(N,)`` integers in

@@ -10,7 +10,7 @@
 | Number of agents   | 2 to 10                                                                |
 | Action shape       | (1)                                                                    |
 | Action values      | [0, 76] (classic cards), [0, 121] (a deck with section-11 cards)      |
-| Observation shape  | (349,) float32 + (77,) int8 mask; (616,) + (122,) for such a deck      |
+| Observation shape  | (583,) float32 + (77,) int8 mask; (877,) + (122,) for such a deck      |
 | Observation values | see the table below                                                   |
 | State shape        | (900,) float32 ((1397,) for such a deck), privileged: `state()`       |
 
@@ -61,9 +61,9 @@ The deck is a rule like any other (`deck=`: `classic`, the default, `modern-112`
 `swap-112`, `extension`, `extreme`, a user deck's name or a TOML path; rules
 specification §11). The spaces follow the deck's card layout (`env.rules.layout`,
 `uno_rl.core.layout`): a deck of classic cards plays in the classic layout, with exactly
-the spaces and values below (77 actions, 349 observation values, a 900-value state); a deck
+the spaces and values below (77 actions, 583 observation values, a 900-value state); a deck
 holding any section-11 card (Discard All, Hit 2, Targeted +2/+4, the new Wilds, Downpour,
-Boomerang) plays in the extended layout: `Discrete(122)`, a `(616,)` observation and a
+Boomerang) plays in the extended layout: `Discrete(122)`, a `(877,)` observation and a
 `(122,)` mask, a `(1397,)` state. Its kinds, actions and observation pieces are the tables
 of `uno_rl.core.layout` (kinds 0 .. 53 and actions 0 .. 76 mean the same in both; the
 seat actions 64 .. 72 also name a Swap Hands' or a targeted draw's target), its state the
@@ -83,7 +83,7 @@ selected several times in a row, and an agent may be asked out of turn (the vict
 ### Observation space
 
 The observation is a dict: `'observation'`, the agent's own view of the game as one flat
-`float32` vector of 349 values (classic layout; see Decks), and `'action_mask'`, a `(77,)
+`float32` vector of 583 values (classic layout; see Decks), and `'action_mask'`, a `(77,)
 int8` vector with 1 for every legal action. The mask is all zeros for every agent except the one to act. Nothing hidden
 is in the observation: other hands appear only as sizes (tested in `uno_rl.core`). Seats
 are relative to the observer (0 = the observer, 1 = the next seat clockwise, ...); slots
@@ -109,12 +109,21 @@ beyond the number of players are 0.
 | `revealed_seat`  | 10   | one-hot relative seat whose hand that was |
 | `scores`         | 10   | match scores / `match_target`, relative seat order |
 | `progress`       | 1    | decisions so far this round / `max_turns` |
+| `void_color`     | 36   | per other seat: one-hot color its hand showed it lacks (it drew on it) |
+| `void_symbol`    | 117  | per other seat: one-hot symbol (0-9, Skip, Reverse, +2) of the top card it drew on |
+| `played_colors`  | 45   | per other seat: cards it played this round, per color then colorless |
+| `named_color`    | 36   | per other seat: one-hot color it last named with a wild this round |
+
+The last four pieces are what the other seats showed, in blocks of 4, 13, 5 and 4 values for
+the relative seats 1 .. 9. A seat that draws in the play phase shows it holds no card of the
+current color and none of the top card's symbol: that void holds until it next draws, moves
+with its hand when hands are passed or swapped, and is forgotten when hands are shuffled.
 
 Card kinds: `kind = color * 13 + rank` for colored cards (colors red, yellow, green, blue;
 ranks 0-9, 10 Skip, 11 Reverse, 12 +2), 52 Wild, 53 Wild Draw Four. The pieces' positions
 are `uno_rl.core.observe_layout.SLICES`. The space is a `Box` with per-value bounds (counts
-of a kind at most its copies in the deck, card counts at most 108, one-hots in [0, 1],
-direction in [-1, 1]).
+of a kind at most its copies in the deck, card counts at most 108, cards played at most
+`max_turns`, one-hots in [0, 1], direction in [-1, 1]).
 
 ### Action space
 

@@ -19,9 +19,9 @@ Spaces follow the deck (``deck=`` like any rule; :attr:`UnoVectorEnv.layout`):
 (:func:`uno_rl.envs.uno_v1.observation_bounds`); ``single_action_space`` is
 ``Discrete(A)``; ``observation_space`` and ``action_space`` are their ``batch_space``
 (``Box (N, obs_size)`` and ``MultiDiscrete([A] * N)``). A deck of classic cards has the
-classic layout (``obs_size`` 349, ``A`` 77: :mod:`uno_rl.core.observe_layout`,
+classic layout (``obs_size`` 583, ``A`` 77: :mod:`uno_rl.core.observe_layout`,
 :mod:`uno_rl.core.actions`), a deck with any card of rules specification §11 the extended one
-(616 and 122: the tables of :mod:`uno_rl.core.layout`).
+(877 and 122: the tables of :mod:`uno_rl.core.layout`).
 
 Infos: ``info["action_mask"]`` is an ``(N, A)`` bool array on every reset and step (with
 ``info["_action_mask"]``, all True, after Gymnasium's ``_key`` convention), and

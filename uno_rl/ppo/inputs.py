@@ -1,7 +1,7 @@
 """What a policy network reads and outputs: the layout, the deck and the observation pieces.
 
 A network is trained on the rules' deck, hence on its layout (:mod:`uno_rl.core.layout`):
-``CLASSIC`` (349 observation values, 77 actions) or ``EXTENDED`` (616 values, 122 actions).
+``CLASSIC`` (583 observation values, 77 actions) or ``EXTENDED`` (877 values, 122 actions).
 :class:`NetworkInputs` gathers what follows from that: the observation columns it reads, their
 input scales (the draw pile divided by the training deck's cards) and its number of logits.
 Checkpoints record it in their ``network`` entry (``layout``, ``deck``, ``deck_size``
@@ -48,7 +48,7 @@ def resolve_features(features: Sequence[str], layout: Layout) -> list[str]:
 
 
 def describe_layout(layout: Layout) -> str:
-    """``'extended layout: 122 actions, 616 observation values'`` (for error messages)."""
+    """``'extended layout: 122 actions, 877 observation values'`` (for error messages)."""
     return (
         f"{layout.name} layout: {layout.num_actions} actions, {layout.obs_size} observation values"
     )

@@ -1,7 +1,7 @@
 """The policy-value network and its masked action distribution (PyTorch).
 
 An MLP reads the selected observation pieces of the training rules' layout
-(:mod:`uno_rl.core.layout`: ``CLASSIC``, 349 values, or ``EXTENDED``, 616) and outputs one
+(:mod:`uno_rl.core.layout`: ``CLASSIC``, 583 values, or ``EXTENDED``, 877) and outputs one
 logit per action of that layout (77 or 122) and a value. Illegal actions get the lowest float
 logit, so they have probability 0; the entropy is taken over the legal actions only.
 """
@@ -39,7 +39,7 @@ __all__ = [
 #: swap seats, the shuffled flag).
 _PIECE_SCALE = {
     "hand": 4.0, "discard": 4.0, "revealed_hand": 4.0, "hand_sizes": 20.0,
-    "pending_draw": 20.0, "swap_given": 4.0, "swap_received": 4.0, "dispenser_presses": 4.0,
+    "pending_draw": 20.0, "played_colors": 4.0, "swap_given": 4.0, "swap_received": 4.0, "dispenser_presses": 4.0,
 }  # fmt: skip
 #: Cards of the classic deck: the draw pile's divisor of checkpoints that record no deck.
 CLASSIC_DECK_SIZE = 108

@@ -287,13 +287,41 @@ def initial_weights(
     if not spec["scaled"]:
         raise TrainConfigError(f"init_from: {path} was trained without input scaling")
     inputs = NetworkInputs.of_config(config) if inputs is None else inputs
-    if spec["hidden"] != list(config.hidden) or not inputs.matches(spec):
+    saved = NetworkInputs.of_spec(spec)
+    widens = _widens(saved, inputs)
+    if spec["hidden"] != list(config.hidden) or not (inputs.matches(spec) or widens):
         raise TrainConfigError(
             f"init_from: {path} has hidden sizes {spec['hidden']} and reads "
-            f"{NetworkInputs.of_spec(spec).describe()}; the config asks for {config.hidden} "
-            f"and {inputs.describe()}"
+            f"{saved.describe()}; the config asks for {config.hidden} and {inputs.describe()} "
+            "(or more pieces of the same layout and deck size)"
         )
+    weights = start["model"]
+    if widens:
+        weights = _widened(weights, saved, inputs, path)
     try:
-        load_weights(network, start["model"], path)
+        load_weights(network, weights, path)
     except CheckpointError as error:
         raise TrainConfigError(f"init_from: {error}") from None
+
+
+def _widens(saved: NetworkInputs, inputs: NetworkInputs) -> bool:
+    """Whether ``inputs`` read every piece ``saved`` did and more, on the same layout and
+    deck size: a network that starts from the saved one with the new columns' weights at 0."""
+    same = (saved.layout.name, saved.deck_size) == (inputs.layout.name, inputs.deck_size)
+    return same and set(saved.features) < set(inputs.features)
+
+
+def _widened(
+    weights: dict[str, Any], saved: NetworkInputs, inputs: NetworkInputs, path: Path
+) -> dict[str, Any]:
+    """The saved weights with the first layer widened to ``inputs``' columns: each column the
+    saved network read keeps its weights, every new one starts at 0 (the same function)."""
+    first = weights.get("trunk.0.weight")
+    if not isinstance(first, torch.Tensor) or first.shape[1:] != (saved.columns.size,):
+        raise TrainConfigError(f"init_from: {path}: its first layer does not read its pieces")
+    position = {int(column): j for j, column in enumerate(saved.columns)}
+    wide = first.new_zeros((first.shape[0], inputs.columns.size))
+    for j, column in enumerate(inputs.columns.tolist()):
+        if column in position:
+            wide[:, j] = first[:, position[column]]
+    return {**weights, "trunk.0.weight": wide}

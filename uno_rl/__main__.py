@@ -33,6 +33,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "main",
         "train a best response to an agent: what it wins (exploitability)",
     ),
+    "distill": (
+        "uno_rl.programs.distill",
+        "main",
+        "distill a search agent's choices into a PPO bot, iterated",
+    ),
     "evaluate": (
         "uno_rl.programs.evaluate",
         "main",

@@ -128,6 +128,8 @@ def test_shipped_recipes_size_evaluations_in_the_unit_their_rules_play():
     paths = sorted(Path(train.QUICKSTART).parent.glob("train-*.toml"))
     assert len(paths) >= 6
     for path in paths:
+        if "\n[distill]" in path.read_text():  # a uno_rl distill recipe: its own test
+            continue
         config = load_train_config(path)
         match = load_rules(config.preset, players=config.players, **config.switches).match
         table = tomllib.loads(path.read_text())

@@ -194,6 +194,10 @@ def test_every_shipped_training_config_loads_and_names_existing_agents():
     paths = sorted(root.glob("train-*.toml"))
     assert len(paths) >= 6
     for path in paths:
+        if "\n[distill]" in path.read_text():  # a uno_rl distill recipe: its own test
+            with pytest.raises(TrainConfigError, match="uno_rl distill"):
+                load_train_config(path)
+            continue
         config = load_train_config(path)
         assert config.name and config.total_decisions > 0, path
         if path.name == "train-exploit.toml":  # uno_rl exploit's: init_from "auto" is its own

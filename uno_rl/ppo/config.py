@@ -52,6 +52,7 @@ __all__ = [
     "add_arguments",
     "cli_text",
     "config_from_dict",
+    "config_with_overrides",
     "load_train_config",
     "option_name",
     "parse_switches",
@@ -164,7 +165,8 @@ class TrainConfig:
     init_from: str = _field(
         "",
         "start from these weights: a checkpoint file, or an agent with one such as "
-        "ppo-official-2p (same features and hidden sizes; '' = fresh)",
+        "ppo-official-2p (same hidden sizes; its features, or more of the same layout: the "
+        "new ones start at weight 0; '' = fresh)",
     )
     # ------------------------------------------------------------------ PPO
     learning_rate: float = _field(2.5e-4, "Adam learning rate", low=0, high=1)
@@ -180,6 +182,16 @@ class TrainConfig:
     max_grad_norm: float = _field(0.5, "gradient norm clip", low=0)
     norm_adv: bool = _field(True, "normalize advantages per minibatch")
     target_kl: float = _field(0.0, "stop an update's epochs past this KL (0: never)", low=0)
+    # --------------------------------------------------- search distillation
+    distill_data: list = _field([], "search-target files (.npz, written by uno_rl distill) "
+                                "whose decisions the policy learns to imitate as well "
+                                "(empty: none)")  # fmt: skip
+    distill_coef: float = _field(
+        1.0, "weight of the imitation loss (cross-entropy to the search's choice)", low=0
+    )
+    distill_batch: int = _field(
+        1024, "search targets drawn for each minibatch", low=1, high=1_000_000
+    )
     # ------------------------------------------------- evaluation, logging
     eval_every: int = _field(
         25, "updates between periodic evaluations against the eval agents, the last update "
@@ -257,7 +269,7 @@ class TrainConfig:
                 f"hidden: must be a list of 1 to {MAX_LAYERS} layer sizes in [1, {MAX_WIDTH}], "
                 f"got {_show(self.hidden)}"
             )
-        for name in ("zoo", "eval_agents", "features"):
+        for name in ("zoo", "eval_agents", "features", "distill_data"):
             if not all(isinstance(s, str) and s for s in getattr(self, name)):
                 raise TrainConfigError(
                     f"{name}: must be a list of non-empty names, got {_show(getattr(self, name))}"
@@ -430,6 +442,11 @@ def config_from_dict(
         )
     names = {f.name for f in dataclasses.fields(TrainConfig)}
     for key in data:
+        if key == "distill":
+            raise TrainConfigError(
+                f"{where}: a search-distillation recipe (its [distill] table): run it with "
+                "uno_rl distill --config"
+            )
         if key not in names:
             raise TrainConfigError(
                 f"{where}: {str(key)[:60]}: unknown key (see --help for the fields)"
@@ -455,10 +472,17 @@ def load_train_config(
     file's switches. An error about a value given on the command line names its option
     (``--name``), one about a value of the file names the file (and so does one about rule
     switches that both give)."""
-    values: dict[str, Any] = {}
+    values = read_config_file(path) if path is not None else {}
+    return config_with_overrides(values, str(path or "config"), overrides)
+
+
+def config_with_overrides(
+    values: dict[str, Any], where: str, overrides: dict[str, Any] | None = None
+) -> TrainConfig:
+    """The config of a table of fields read from ``where`` with command-line overrides, as
+    :func:`load_train_config` applies them."""
+    values = dict(values)
     names = {f.name: f for f in dataclasses.fields(TrainConfig)}
-    if path is not None:
-        values.update(read_config_file(path))
     given = {key: text for key, text in (overrides or {}).items() if text is not None}
     options = {key: option_name(key) for key in given if key != "switches" or key not in values}
     for key, text in given.items():
@@ -467,4 +491,4 @@ def load_train_config(
             values[key] = {**(base if isinstance(base, dict) else {}), **parse_switches(text)}
             continue
         values[key] = _parse_cli_value(key, text, _kind(names[key]))
-    return config_from_dict(values, str(path or "config"), options)
+    return config_from_dict(values, where, options)

@@ -49,6 +49,10 @@ Columns (per row = per update; "this update" = the rollout and PPO update of tha
 ``losses/grad_norm``                         global L2 norm of the gradient before clipping
                                              to ``max_grad_norm``, mean over minibatches
 ``losses/grad_norm_max``                     the largest of those norms this update
+``losses/distill_loss``                      search distillation only: the imitation loss,
+                                             cross-entropy to the search's choices (mean)
+``losses/distill_agreement``                 share of those targets where the policy's
+                                             likeliest action is the search's
 ``behaviour/draw4_per_round``                +4s the learner played per learner round
 ``behaviour/bluff_share``                    share of those +4s that were bluffs (0..1)
 ``behaviour/challenges_per_round``           challenges the learner made per learner round

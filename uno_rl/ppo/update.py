@@ -5,6 +5,11 @@ clipped probability ratio, the (optionally clipped) value loss, advantages norma
 minibatch, gradients clipped to ``max_grad_norm``; the epochs stop early past ``target_kl``.
 The metrics it returns are named as CleanRL's (``losses/value_loss``, ``losses/clipfrac``, ...;
 :mod:`uno_rl.ppo.logger` documents each), plus the gradient's norm before clipping.
+
+Search distillation (``distill_data``): each minibatch also draws ``distill_batch`` decisions
+of a search agent (:class:`ImitationTargets`) and adds ``distill_coef`` times the
+cross-entropy of the policy (over the legal actions) to the search's choice, so that the
+policy learns the search's corrections while PPO keeps improving it on the real game.
 """
 
 from __future__ import annotations
@@ -12,12 +17,55 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .config import TrainConfig
+from uno_rl.core.rules import Rules
+
+from .config import TrainConfig, TrainConfigError
 from .network import PolicyNetwork, biased_log_probs_and_entropy, mask_bias
 from .rollout import Rollout
+from .search_targets import TargetsError, load_targets
 from .stored_obs import input_dtype, network_input
 
-__all__ = ["ppo_update"]
+__all__ = ["ImitationTargets", "imitation_targets", "ppo_update"]
+
+
+class ImitationTargets:
+    """Search targets as an update reads them: (T, F) network inputs (the network's columns,
+    its input dtype), (T, A) mask biases and (T,) int64 actions, on ``device``."""
+
+    def __init__(self, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, columns: np.ndarray,
+                 network: PolicyNetwork, device: torch.device):  # fmt: skip
+        self.obs = network_input(
+            np.ascontiguousarray(obs[:, columns]), device, input_dtype(network.trunk_bf16)
+        )
+        self.bias = mask_bias(torch.from_numpy(mask).to(device))
+        self.action = torch.from_numpy(action.astype(np.int64)).to(device)
+        self.size = int(action.shape[0])
+
+    def loss(self, network: PolicyNetwork, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(cross-entropy to the search's actions, share the policy's greedy action matches)
+        over the targets ``rows``."""
+        logits, _ = network(self.obs.index_select(0, rows))
+        log_probs, _ = biased_log_probs_and_entropy(logits, self.bias.index_select(0, rows))
+        action = self.action.index_select(0, rows)
+        cross_entropy = -log_probs.gather(1, action[:, None]).squeeze(1).mean()
+        agree = (log_probs.argmax(1) == action).float().mean()
+        return cross_entropy, agree
+
+
+def imitation_targets(config: TrainConfig, rules: Rules, columns: np.ndarray,
+                      network: PolicyNetwork, device: torch.device) -> ImitationTargets | None:  # fmt: skip
+    """The search targets of ``config.distill_data`` as the update reads them (None without
+    any; ``columns``: the network's); a file that cannot be read or does not fit is a
+    :class:`~uno_rl.ppo.config.TrainConfigError`."""
+    if not config.distill_data:
+        return None
+    try:
+        found = load_targets(config.distill_data, rules)
+    except TargetsError as error:
+        raise TrainConfigError(f"distill_data: {error}") from None
+    if not found.size:
+        raise TrainConfigError("distill_data: the files hold no decision")
+    return ImitationTargets(found.obs, found.mask, found.action, columns, network, device)
 
 
 def ppo_update(
@@ -27,9 +75,11 @@ def ppo_update(
     rollout: Rollout,
     generator: torch.Generator,
     device: torch.device,
+    targets: ImitationTargets | None = None,
 ) -> dict[str, float]:
     """``update_epochs`` passes of the clipped PPO loss over minibatches of ``rollout``
-    (shuffled with ``generator``); returns the ``losses/`` metrics."""
+    (shuffled with ``generator``), plus the imitation loss of ``targets`` where given;
+    returns the ``losses/`` metrics."""
     size = rollout.size
     # A bfloat16 trunk reads bfloat16 anyway: cast once (a bfloat16 rollout needs no cast),
     # not once per minibatch and epoch, and gather half the bytes.
@@ -43,6 +93,7 @@ def ppo_update(
     clipfracs, grad_norms = [], []
     approx_kl = old_approx_kl = torch.zeros(())
     pg_loss = v_loss = entropy = torch.zeros(())
+    imitation, agreement = [], []
     for _epoch in range(config.update_epochs):
         order = torch.randperm(size, generator=generator).to(device)
         for start in range(0, size, config.minibatch_size):
@@ -72,6 +123,12 @@ def ppo_update(
             else:
                 v_loss = 0.5 * ((new_value - mb_ret) ** 2).mean()
             loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+            if targets is not None and targets.size:
+                rows = torch.randint(targets.size, (config.distill_batch,), generator=generator)
+                cross_entropy, agree = targets.loss(network, rows.to(device))
+                loss = loss + config.distill_coef * cross_entropy
+                imitation.append(cross_entropy.detach())
+                agreement.append(agree)
             optimizer.zero_grad()
             loss.backward()
             # The norm before clipping (kept on the device: one transfer per update).
@@ -84,7 +141,14 @@ def ppo_update(
     variance = b_ret.var().item() if size > 1 else 0.0
     explained = 1.0 - (b_ret - b_value).var().item() / variance if variance > 0 else float("nan")
     norms = torch.stack(grad_norms).float().cpu() if grad_norms else torch.full((1,), torch.nan)
+    distilled = {}
+    if imitation:
+        distilled = {
+            "losses/distill_loss": torch.stack(imitation).mean().item(),
+            "losses/distill_agreement": torch.stack(agreement).mean().item(),
+        }
     return {
+        **distilled,
         "losses/policy_loss": pg_loss.item(),
         "losses/value_loss": v_loss.item(),
         "losses/entropy": entropy.item(),

@@ -109,7 +109,7 @@ from uno_rl.ppo.runs import (
     remove_stale_temporaries,
     restore_learner,
 )
-from uno_rl.ppo.update import ppo_update
+from uno_rl.ppo.update import imitation_targets, ppo_update
 
 __all__ = [
     "budget_line",
@@ -225,6 +225,7 @@ def train(
     if config.init_from and not resume:
         initial_weights(config, network, inputs)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
+    targets = imitation_targets(config, rules, inputs.columns, network, device)
     pool = [
         inputs.network(config.hidden, trunk_bf16=bf16, sigmoid_form=True).to(device)
         for _ in range(config.pool_size)
@@ -326,7 +327,7 @@ def train(
             learner_decisions += stats.learner_decisions
             rounds += stats.rounds
             rollout_seconds = time.perf_counter() - tick
-            losses = ppo_update(config, network, optimizer, rollout, generator, device)
+            losses = ppo_update(config, network, optimizer, rollout, generator, device, targets)
             if (update + 1) % config.snapshot_every == 0:
                 pool[pool_next].load_state_dict(network.state_dict())
                 source.snapshot(pool_next, min(pool_filled + 1, config.pool_size))

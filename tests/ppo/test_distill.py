@@ -164,6 +164,7 @@ def test_bad_recipes_and_resumes_get_one_line(tmp_path, capsys):
         (["--config", recipe(tmp_path), "--deals", "0"], "--deals"),
         (["--resume", str(tmp_path)], "not a distillation run"),
         (["--resume", str(tmp_path), "--iterations", "3"], "no other settings"),
+        (["--config", recipe(tmp_path), "--distill-data", "x.npz"], "makes each iteration's"),
     ]
     bad = tmp_path / "bad.toml"
     bad.write_text(RECIPE.format(extra="").replace("chunk = 1", "chunk = 1\nwhen = 3"))

@@ -122,6 +122,9 @@ def build_parser() -> CliParser:
                         help="games the search plays in lockstep (default: the recipe's)")  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_arguments(parser, default_config())
+    for action in parser._actions:  # read only to be refused in one line
+        if action.dest == "distill_data":
+            action.help = "refused: uno_rl distill makes each iteration's targets itself"
     return parser
 
 
@@ -136,6 +139,10 @@ def default_config() -> TrainConfig | None:
 
 def new_run(args, overrides: dict) -> tuple[DistillSettings, TrainConfig, Path]:
     """The settings, base config and (not yet made) folder of a new distillation run."""
+    if "distill_data" in overrides:
+        raise TrainConfigError(
+            "--distill-data: uno_rl distill makes each iteration's targets itself"
+        )
     path = DEFAULT_RECIPE if args.config is None else Path(args.config)
     settings, fields = split_recipe(read_config_file(path), str(path))
     given = {name: getattr(args, name) for name in _SETTINGS if getattr(args, name) is not None}

@@ -84,21 +84,30 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def bluff_quick_run(tmp_path_factory):
-    """A finished ``python -m uno_rl.experiment bluff --quick`` run folder (about 25 s)."""
-    runs = tmp_path_factory.mktemp("runs")
-    code = experiment.main(["bluff", "--quick", "--runs-dir", str(runs), "--no-progress"])
-    assert code == 0
-    (run,) = (runs / "bluff-quick").iterdir()
+    """A finished ``uno_rl experiment bluff --quick`` run folder of the shipped study with a
+    smaller ``[quick]`` table (every rule variant at 2 and 4 players: :mod:`small_bluff`)."""
+    from small_bluff import write_small_quick_config
+
+    folder = tmp_path_factory.mktemp("bluff")
+    config = write_small_quick_config("bluff", folder)
+    args = [str(config), "--quick", "--runs-dir", str(folder / "runs"), "--no-progress"]
+    assert experiment.main(args) == 0
+    (run,) = (folder / "runs" / "bluff-quick").iterdir()
     return run
 
 
 @pytest.fixture(scope="session")
 def bluff_when_quick_run(tmp_path_factory):
-    """A finished ``uno_rl experiment bluff-when --quick`` run folder (about a minute)."""
-    runs = tmp_path_factory.mktemp("runs")
-    code = experiment.main(["bluff-when", "--quick", "--runs-dir", str(runs), "--no-progress"])
-    assert code == 0
-    (run,) = (runs / "bluff-when-quick").iterdir()
+    """A finished ``uno_rl experiment bluff-when --quick`` run folder of the shipped study with
+    a smaller ``[quick]`` table (every rule variant at 2 and 4 players: :mod:`small_bluff`),
+    alone in its runs folder."""
+    from small_bluff import write_small_quick_config
+
+    folder = tmp_path_factory.mktemp("bluff-when")
+    config = write_small_quick_config("bluff-when", folder)
+    args = [str(config), "--quick", "--runs-dir", str(folder / "runs"), "--no-progress"]
+    assert experiment.main(args) == 0
+    (run,) = (folder / "runs" / "bluff-when-quick").iterdir()
     return run
 
 

@@ -144,7 +144,7 @@ def test_bluff_notebook_shows_its_figures_on_the_quick_study(
     shown = text(notebook)
     assert missing(no_runs, "bluff-ppo") in shown  # the last section, without its run
     assert f"run {bluff_quick_run}" in shown and f"when run {bluff_when_quick_run}" in shown
-    assert "np.int64(" not in shown and "players [2, 3, 4, 6]" in shown
+    assert "np.int64(" not in shown and "players [2, 4]" in shown
     assert "Quick run (" in shown  # the rule of thumb of a quick run says so
     assert "mutual best answers" in shown and "Brier score" in shown
     # the rule of thumb, computed from the when run's tables, and the learned players

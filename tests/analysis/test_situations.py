@@ -66,6 +66,18 @@ def test_shipped_study_spans_players_rules_sides_and_matches():
     assert {"ppo-official-2p", "ppo-bluff-allowed-2p", "ppo-official-4p", "pimc"} <= agents
 
 
+def test_shipped_quick_study_spans_every_player_count_rule_and_measure():
+    """``--quick`` keeps the grid (the suite's quick run is a smaller one: small_bluff)."""
+    config = load_config(WHEN, quick=True)
+    assert config.name == "bluff-when-quick"
+    for unit in ("rounds", "matches"):
+        cells = [c for c in config.cells if c.unit == unit]
+        assert sorted({c.players for c in cells}) == [2, 3, 4, 6]
+        assert len({c.variant for c in cells}) == 6
+    assert max(c.rounds for c in config.cells) <= 1000
+    assert [entry["agents"] for entry in config.behaviour] == [["ppo-official-2p"]]
+
+
 def test_policy_labels():
     from uno_rl.agents import make_agent
 
@@ -405,7 +417,7 @@ def test_quick_run_tables_are_sane(bluff_when_quick_run):
     assert table[table["unit"] == "matches"]["match_gain"].notna().all()
     assert table[table["unit"] == "rounds"]["match_gain"].isna().all()
     field = pd.read_parquet(run / "field.parquet")
-    assert set(field["players"]) == {2, 3, 4, 6}
+    assert set(field["players"]) == {c["players"] for c in config["cells"]} == {2, 4}
     answers = pd.read_parquet(run / "best_answers.parquet")
     per_cell = answers.groupby(["variant", "players", "unit", "side"])["best"].sum()
     assert (per_cell == 1).all()
@@ -420,5 +432,5 @@ def test_quick_run_tables_are_sane(bluff_when_quick_run):
     assert pooled["mean_predicted"] > pooled["bluff_rate"]
     summary = situation_summary(run)
     assert "## Bluffing a +4" in summary and "`ppo-official-2p`" in summary
-    assert "- **official, 6 players** (rounds): bluff: best" in summary
+    assert "- **official, 4 players** (rounds): bluff: best" in summary
     assert "calibration of the Bayesian bluff probability" in summary

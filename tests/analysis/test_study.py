@@ -38,6 +38,18 @@ def test_shipped_study_spans_the_whole_sweep():
         assert (cell.rounds >= 200_000) == headline, cell.variant
 
 
+def test_shipped_quick_study_spans_every_player_count_and_rule():
+    """``--quick`` keeps the grid (the suite's quick run is a smaller one: small_bluff)."""
+    config = load_config(BLUFF, quick=True)
+    assert config.name == "bluff-quick"
+    assert sorted({c.players for c in config.cells}) == [2, 3, 4, 6]
+    assert len({c.variant for c in config.cells}) == 4
+    for cell in config.cells:
+        assert len(cell.matchups) == 3 * 3
+        headline = cell.variant == "official" and cell.players in (2, 4)
+        assert cell.rounds == (2000 if headline else 600), cell.variant
+
+
 @pytest.fixture
 def quick_run(bluff_quick_run):
     return bluff_quick_run
@@ -57,7 +69,7 @@ def test_quick_study_says_so_in_its_summary_and_plots(quick_run):
     from PIL import Image
 
     summary = study_summary(quick_run).splitlines()
-    assert summary[0].startswith("Quick run (600 to 2,000 rounds a cell): too small for findings")
+    assert summary[0].startswith("Quick run (300 to 2,000 rounds a cell): too small for findings")
     gains = [line for line in summary if "always bluffing changes the win rate" in line]
     assert gains and all("(95% interval)" in line for line in gains)
     for path in [*quick_run.glob("heatmap-*.png"), quick_run / "calibration.png"]:

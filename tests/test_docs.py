@@ -30,6 +30,7 @@ PAGES = [
     "envs/gymnasium/index.html",
     "envs/vector/index.html",
     "agents/index.html",
+    "own-agents/index.html",
     "evaluation/index.html",
     "experiments/index.html",
     "training/index.html",

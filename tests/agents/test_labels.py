@@ -90,5 +90,7 @@ def test_the_bare_name_is_the_first_step_and_the_envs_short_name():
     assert checkpoint_name(RUN) == "official-2p"
     assert checkpoint_name("runs/x/policy.pt") == "x" and checkpoint_name("a/best.pt") == "best"
     for spec, name in [(f"ppo:checkpoint={RUN}", "official-2p"), ("color-first:bluff=1",
-                       "color-first"), ("bots/cautious.toml", "cautious"), ("a:b", "a")]:  # fmt: skip
+                       "color-first"), ("bots/cautious.toml", "cautious"), ("a:b c", "a"),
+                      ("bots/mine.py:Bot:x=1", "mine.py:Bot"), ("mypkg.bots:Bot", "mypkg.bots:Bot"),
+                      ("sb3:models/uno.zip", "sb3")]:  # fmt: skip
         assert bare_name(spec) == short_name(spec) == name

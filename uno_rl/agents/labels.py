@@ -6,7 +6,10 @@ it is shown by a label made by :func:`agent_labels` from all the specs shown tog
 
 * the agent's name: a built-in strategy or shipped agent by its name (``color-first``,
   ``ppo-official-2p``), a spec file by its file stem (``bots/cautious.toml`` -> ``cautious``);
-* a checkpoint (``checkpoint=PATH``) by the strategy and the checkpoint's name
+* a class of a Python file by the file's name and the class (``bots/mine.py:Bot`` ->
+  ``mine.py:Bot``);
+* a checkpoint (``checkpoint=PATH``, or the ``file`` of ``sb3`` and ``torch``) by the strategy
+  and the checkpoint's name
   (:func:`checkpoint_name`): ``ppo:best`` for ``runs/a/best.pt``, and the run's name for a
   file that training writes into every run (``policy.pt``, ``checkpoint.pt`` in
   ``runs/NAME/<timestamp>/``): ``ppo:official-2p``;
@@ -84,8 +87,17 @@ def bare_name(spec: str) -> str:
         return str(spec).strip().partition(":")[0]
     if params.get("checkpoint"):
         return checkpoint_name(params["checkpoint"])
+    return _short_name(name)
+
+
+def _short_name(name: str) -> str:
+    """A spec file by its stem, a class of a Python file by the file's name and the class
+    (``bots/mine.py:Bot`` -> ``mine.py:Bot``), any other name as it is."""
     if name.endswith(".toml"):
         return PurePath(name).stem
+    where, colon, cls = name.rpartition(":")
+    if colon and where.endswith(".py"):
+        return f"{PurePath(where).name}:{cls}"
     return name
 
 
@@ -99,10 +111,10 @@ class _Spec:
             name, params = parse_spec(spec)
         except AgentError:
             name, params = str(spec).strip(), {}
-        path = params.pop("checkpoint", "")
+        path = params.pop("checkpoint", "") or params.pop("file", "")  # a model file too
         self.names = _names(path) if path else []
         self.params = params
-        self.name = PurePath(name).stem if name.endswith(".toml") else name
+        self.name = _short_name(name)
 
     def feature(self, key: tuple[int, int | str]) -> str | None:
         """A checkpoint's name ``(0, k)``, ``k`` from the end, or a parameter ``(1, name)``;

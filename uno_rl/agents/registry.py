@@ -24,6 +24,24 @@ file's ``strategy`` another spec file. Specs that come back to themselves either
 its own name) raise ``agent spec cycle: a -> b -> a``; agents inside agents more than
 :data:`MAX_NESTING` deep (``pimc:rollout=pimc:rollout=...``) and spec files naming each other
 more than :data:`MAX_SPEC_CHAIN` deep are refused too.
+
+Agents made elsewhere are named the same way (:data:`MODEL_FORMS`, :mod:`.own_agents`)::
+
+    mypkg.agents:MyAgent                       # a class of an importable module
+    path/to/my_agent.py:MyAgent:aggression=2   # a class of a Python file, with parameters
+    sb3:path/to/model.zip,deterministic=true   # a Stable-Baselines3 model (.sb3_agent)
+    torch:path/to/policy.pt                    # a PyTorch module: observations -> logits
+
+How :func:`parse_spec` reads a spec: split at the first colon into a head and the rest. The
+head is a class's module or file when it ends in ``.py``, or when it is a dotted Python name
+(``mypkg.agents``) that names no agent (no spec file, strategy, ``sb3`` or ``torch``) and the
+rest, up to its next colon, is a Python identifier (the class: no ``=``); then the
+parameters follow that second colon. Otherwise the head is the name and the rest its
+``key=value`` parameters, except that for ``sb3`` and ``torch`` a first item without ``=``
+is the ``file`` parameter. So ``color-first:bluff=0.3``, ``agents/x.toml:challenge=always``
+and ``pimc:rollout=ppo-official-2p`` are names with parameters, and ``rule:bluff`` a
+strategy's name with a parameter that lacks its value (an error). A spec file's
+``strategy`` may name any of these forms.
 """
 
 from __future__ import annotations
@@ -38,6 +56,7 @@ from uno_rl.plumbing.cli import did_you_mean
 from uno_rl.plumbing.safe_text import printable
 from uno_rl.plumbing.tomlfile import not_a_file, read_toml
 
+from . import own_agents
 from .base import Agent, AgentError
 from .random_agents import RandomAgent, RandomPlayableAgent
 from .strategies import AggressiveAgent, ColorFirstAgent, PointsDumperAgent, RuleAgent
@@ -47,6 +66,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "MAX_NESTING",
     "MAX_SPEC_CHAIN",
+    "MODEL_FORMS",
     "STRATEGIES",
     "available_agents",
     "describe",
@@ -140,21 +160,57 @@ def _shown(spec: str) -> str:
     return printable(_cut(spec))
 
 
+#: The agents that play a model file, by name: a first parameter without ``=`` is the file
+#: (``sb3:model.zip``). Not strategies: listed by name only in the docs and help.
+MODEL_FORMS = ("sb3", "torch")
+
+
+def _model_agent(name: str) -> type[Agent] | None:
+    """The class of a :data:`MODEL_FORMS` name (imported on first use), else None."""
+    if name == "sb3":
+        from .sb3_agent import SB3Agent
+
+        return SB3Agent
+    if name == "torch":
+        from .torch_policy_agent import TorchPolicyAgent
+
+        return TorchPolicyAgent
+    return None
+
+
+def _is_agent_name(name: str) -> bool:
+    """Whether ``name`` names an agent without a class (a spec file, strategy, model form)."""
+    if name in STRATEGIES or name in MODEL_FORMS or name in _entry_points():
+        return True
+    try:
+        return _spec_file(name) is not None
+    except AgentError:  # an unreadable user folder: told when the name is resolved
+        return False
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,...`` into the name and the raw parameter strings."""
+    """Split ``name:key=value,...`` into the name and the raw parameter strings.
+
+    ``TARGET:Class:key=value,...`` gives the name ``TARGET:Class`` and ``sb3:FILE,...`` the
+    parameter ``file`` (the module docstring says how the forms are told apart).
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise AgentError(f"an agent spec must be a non-empty string, got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
+    text = spec.strip()
+    own = own_agents.split_class_spec(text, _is_agent_name)
+    name, rest = own if own is not None else [part.strip() for part in text.partition(":")[::2]]
     params: dict[str, str] = {}
     if rest.strip():
-        for item in rest.split(","):
+        for index, item in enumerate(rest.split(",")):
             key, eq, value = item.partition("=")
+            if not eq and index == 0 and name in MODEL_FORMS and item.strip():
+                key, eq, value = "file", "=", item
             if not eq or not key.strip():
                 raise AgentError(f"agent spec {spec!r}: expected key=value, got {item!r}")
             if key.strip() in params:
                 raise AgentError(f"agent spec {spec!r}: parameter {key.strip()!r} given twice")
             params[key.strip()] = value.strip()
-    return name.strip(), params
+    return name, params
 
 
 def _spec_file(name: str) -> Path | None:
@@ -202,6 +258,9 @@ def _resolve(
     strategy is its own name (``agents/rule.toml``: ``strategy = "rule"``) refers to the
     built-in strategy.
     """
+    if own_agents.is_class_target(name):  # MODULE:Class or FILE.py:Class
+        cls = own_agents.load_class(name)
+        return cls, {}, cls.summary
     path = _spec_file(name)
     names_itself = path is not None and bool(chain) and _same(path, chain[-1])
     if path is not None and not names_itself:
@@ -219,13 +278,14 @@ def _resolve(
         data = _read_spec_file(path)
         cls, base_params, _ = _resolve(data["strategy"], (*chain, path), trail)
         params = dict(data.get("params", {}))
-        checkpoint = params.get("checkpoint")
-        if isinstance(checkpoint, str) and path.parent.resolve() != AGENTS_DIR.resolve():
-            beside = path.parent / checkpoint  # a user's spec names its checkpoint beside it
-            if not Path(checkpoint).is_absolute() and beside.is_file():
-                params["checkpoint"] = str(beside)
+        for key in ("checkpoint", "file"):  # a user's spec names its model file beside it
+            named = params.get(key)
+            if isinstance(named, str) and path.parent.resolve() != AGENTS_DIR.resolve():
+                beside = path.parent / named
+                if not Path(named).is_absolute() and beside.is_file():
+                    params[key] = str(beside)
         return cls, {**base_params, **params}, data.get("description", "")
-    cls = load_strategy(name)
+    cls = load_strategy(name) or _model_agent(name)
     if cls is not None:
         return cls, {}, cls.summary
     if names_itself:
@@ -264,7 +324,8 @@ def _unknown_agent(name: str) -> str:
         return f"unknown agent {_cut(name)!r}{hint}{where}"
     shown = ", ".join(printable(n) for n in names)
     return (
-        f"unknown agent {_cut(name)!r}; available: {shown} (or a path to a .toml spec file){where}"
+        f"unknown agent {_cut(name)!r}; available: {shown} (or a path to a .toml spec file, "
+        f"MODULE:Class, FILE.py:Class, sb3:MODEL.zip, torch:MODULE.pt){where}"
     )
 
 
@@ -292,9 +353,15 @@ def make_agent(spec: str | Agent, rules: Rules, **params: Any) -> Agent:
     trail: list[str] = []
     cls, base, _ = _resolve(name, trail=trail)
     shown = " -> ".join([_shown(key), *trail[1:]])  # the spec files it passed through
+    given = {**base, **overrides, **params}
+    if "rules" in given:  # the first argument of every agent
+        raise AgentError(
+            f"agent {_cut(key)!r} has no parameter 'rules' (the rules come from the preset "
+            "and its switches)"
+        )
     building = _BUILDING.set((*outer, (key, shown)))
     try:
-        agent = cls(rules, **{**base, **overrides, **params})
+        agent = cls(rules, **given)
     finally:
         _BUILDING.reset(building)
     agent.label = key

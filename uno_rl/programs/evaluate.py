@@ -7,7 +7,8 @@
         --set caught_bluffer=takes-back --mode head-to-head
 
 Agents are specs resolved by :func:`uno_rl.agents.make_agent` (names of ``agents/*.toml`` or
-built-in strategies, ``name:key=value,...``). Every deal is replayed with the line-up rotated
+built-in strategies, ``name:key=value,...``; agents made elsewhere by their class or model
+file: ``MODULE:Class``, ``FILE.py:Class``, ``sb3:MODEL.zip``, ``torch:MODULE.pt``). Every deal is replayed with the line-up rotated
 through all seats; every match-up of the run plays the same deals. ``--matches N`` plays N
 whole matches per match-up instead (``match = true`` on top of the preset: to 500 points
 under the official rules), each match's sequence of deals replayed in every seating.
@@ -119,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "agents",
         nargs="+",
-        help="two or more agent specs (names, paths, name:key=value), e.g. color-first "
+        help="two or more agent specs (names, paths, name:key=value; your own: "
+        "MODULE:Class, FILE.py:Class, sb3:MODEL.zip, torch:MODULE.pt), e.g. color-first "
         "ppo-official-2p color-first:bluff=0.3",
     )
     add_rules_options(parser, RULES_OPTIONS)

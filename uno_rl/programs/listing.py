@@ -131,7 +131,19 @@ def ellipsis_for(stream: TextIO) -> str:
     return ELLIPSIS
 
 
-def _main(argv: Sequence[str] | None, kind: str, what: str, lister: Callable) -> int:
+#: What ``uno_rl agents --help`` adds: the agents named by their class or model file.
+AGENT_FORMS = (
+    "Besides these names, an agent made elsewhere is named by its class or model file: "
+    "MODULE:Class or FILE.py:Class (an Agent subclass, or any class with act(observations, "
+    "masks, rng)), then :key=value,... for its parameters; sb3:MODEL.zip (a Stable-Baselines3 "
+    "model); torch:MODULE.pt (a PyTorch module from observations to action logits). See "
+    "docs/own-agents.md."
+)
+
+
+def _main(
+    argv: Sequence[str] | None, kind: str, what: str, lister: Callable, epilog: str | None = None
+) -> int:
     """``uno_rl KIND``: the table of ``lister()``, after a warning for each thing of ``kind``
     that could not be read; 0, or 2 for bad options."""
     variable = resources.KINDS[kind][1]
@@ -139,6 +151,7 @@ def _main(argv: Sequence[str] | None, kind: str, what: str, lister: Callable) ->
         prog=f"uno_rl {kind}",
         description=f"List the {what}: the folders of ${variable} (separated by "
         f"'{os.pathsep}') first, then those shipped with uno_rl.",
+        epilog=epilog,
     )
     parser.add_argument(
         "--full", action="store_true", help="whole descriptions (default: cut to the terminal)"
@@ -173,7 +186,7 @@ def decks_main(argv: Sequence[str] | None = None) -> int:
 
 def agents_main(argv: Sequence[str] | None = None) -> int:
     """``uno_rl agents``: agent specs and built-in strategies."""
-    return _main(argv, "agents", "agents", list_agents)
+    return _main(argv, "agents", "agents", list_agents, epilog=AGENT_FORMS)
 
 
 def experiments_main(argv: Sequence[str] | None = None) -> int:

@@ -19,7 +19,8 @@ BIN    := $(VENV)/bin
 # the sb3 extra (a few MB; torch is already there) runs the MaskablePPO example test; the
 # video extra (moviepy, with a bundled ffmpeg) lets a test record an episode with RecordVideo; the ray
 # extra runs the Ray backend tests on a local Ray instance; the docs extra lets a test build the
-# documentation site with mkdocs build --strict.
+# documentation site with mkdocs build --strict; the track extra (wandb) lets the tests log a
+# run to Weights & Biases in offline mode (written to disk, nothing sent).
 TORCH_VERSION ?= 2.13.0
 STAMP  := $(VENV)/install.stamp
 
@@ -36,7 +37,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install torch==$(TORCH_VERSION)
-	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video]'
+	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video,track]'
 	touch $@
 
 train: $(STAMP)

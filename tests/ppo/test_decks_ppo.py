@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from tiny_training import TINY_TRAINING_ARGS
 
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core import engine, load_rules
@@ -32,15 +33,7 @@ from uno_rl.programs import train
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
 GOLDEN = Path(__file__).resolve().parent / "data" / "shipped_golden.npz"
 
-#: A few thousand decisions of a tiny network; no zoo and no heuristic evaluation (the
-#: opponents are the pool), so that the runs test the trainer on the deck alone.
-TINY = [
-    "--num-games", "16", "--rollout-steps", "16", "--total-decisions", "2048",
-    "--hidden", "16", "--minibatch-size", "128", "--update-epochs", "2",
-    "--checkpoint-every", "4", "--torch-threads", "1", "--zoo-share", "0", "--zoo", "",
-    "--self-play", "0.7", "--pool-share", "0.3", "--pool-size", "2", "--snapshot-every", "2",
-    "--eval-every", "0", "--final-eval-rounds", "0", "--no-progress",
-]  # fmt: skip
+TINY = TINY_TRAINING_ARGS
 
 
 def run_dir(runs: Path, name: str) -> Path:

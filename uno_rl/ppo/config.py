@@ -2,9 +2,9 @@
 
 ``experiments/train-*.toml`` holds a flat table of fields (any subset; the rest keep their
 defaults); every field is also a command-line option (``--num-games 2048``, lists as
-``--hidden 256,256``), and rule switches are ``--set stacking=any --set jump_in=true`` (on top
-of the file's ``switches``). Unknown keys
-and bad values raise :class:`TrainConfigError` naming the key.
+``--hidden 256,256``, true/false as ``--track false``, or alone for true: ``--track``), and
+rule switches are ``--set stacking=any --set jump_in=true`` (on top of the file's
+``switches``). Unknown keys and bad values raise :class:`TrainConfigError` naming the key.
 
 Every value is checked in one place, :meth:`TrainConfig.__post_init__`, whichever way it came
 (a TOML file, the command line, a resumed run's ``config.json`` through
@@ -220,6 +220,8 @@ class TrainConfig:
     )  # fmt: skip
     checkpoint_every: int = _field(10, "updates between checkpoints", low=1)
     tensorboard: bool = _field(True, "also write TensorBoard event files")
+    track: bool = _field(False, "also log the scalars and the config to Weights & Biases (the "
+                         "track extra; WANDB_MODE=offline keeps them on disk)")  # fmt: skip
 
     # ---------------------------------------------------------------- checks
     def __post_init__(self) -> None:
@@ -376,7 +378,8 @@ def cli_text(value: Any) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser, shown: TrainConfig | None = None) -> None:
     """One ``--field-name`` option per config field and ``--set KEY=VALUE`` for the rule
-    switches; none has a parser default (a field not given keeps the config file's value).
+    switches (a true/false field's option alone means true); none has a parser default (a
+    field not given keeps the config file's value).
     ``--help`` shows the values of ``shown`` (the config a run without ``--config`` uses;
     default: the dataclass defaults)."""
     shown = TrainConfig() if shown is None else shown
@@ -396,10 +399,12 @@ def add_arguments(parser: argparse.ArgumentParser, shown: TrainConfig | None = N
                 f"(default {cli_text(shown.switches)})",
             )
             continue
+        flag = {"nargs": "?", "const": "true"} if _kind(f) is bool else {}  # --track: true
         group.add_argument(
             "--" + f.name.replace("_", "-"),
             dest=f.name,
             default=None,
+            **flag,
             metavar="INT|auto" if "auto" in f.metadata else _kind(f).__name__.upper(),
             help=f"{f.metadata['doc']} (default {cli_text(getattr(shown, f.name))})".replace(
                 "%", "%%"

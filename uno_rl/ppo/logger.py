@@ -3,7 +3,8 @@
 Names are ``group/name`` as in CleanRL: ``charts/`` (progress, speed, the rollout's games),
 ``losses/`` (the PPO update), ``behaviour/`` (how the learner plays the +4), ``eval/`` (the
 periodic duplicate-deal evaluation). The CSV's columns are those names; its first column is
-``global_step``, TensorBoard's step axis.
+``global_step``, TensorBoard's step axis. With ``track`` on, the same scalars go to Weights &
+Biases at the same step (:mod:`uno_rl.ppo.tracking`).
 
 Columns (per row = per update; "this update" = the rollout and PPO update of that row):
 
@@ -94,9 +95,12 @@ import io
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uno_rl.plumbing.durable import append_durably, fsync_folder, replace_durably
+
+if TYPE_CHECKING:
+    from .tracking import Tracker
 
 __all__ = ["STEP", "TIMING_KEYS", "RunLogger", "hparam_values", "read_rows"]
 
@@ -172,7 +176,8 @@ class RunLogger:
 
     ``keep_rows``: resuming, the number of rows the checkpoint covers (one per update): later
     rows are dropped. ``purge_step``: resuming, the first step after the checkpoint: TensorBoard
-    hides the earlier run's events from this step on.
+    hides the earlier run's events from this step on. ``tracker``: where the same scalars go
+    as well (a :class:`uno_rl.ppo.tracking.Tracker`: Weights & Biases), closed with the logger.
     """
 
     def __init__(
@@ -181,7 +186,9 @@ class RunLogger:
         tensorboard: bool = True,
         keep_rows: int | None = None,
         purge_step: int | None = None,
+        tracker: Tracker | None = None,
     ):
+        self.tracker = tracker
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "metrics.csv"
@@ -233,6 +240,8 @@ class RunLogger:
                 if key != STEP:
                     self.writer.add_scalar(key, value, step)
             self.writer.flush()
+        if self.tracker is not None:
+            self.tracker.log(step, {k: v for k, v in row.items() if k != STEP})
 
     def log_hparams(self, hparams: Mapping[str, Any], metrics: Iterable[str]) -> None:
         """Write the run's hyperparameters to TensorBoard (a fresh run, once): the HPARAMS
@@ -254,3 +263,5 @@ class RunLogger:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+        if self.tracker is not None:
+            self.tracker.finish()

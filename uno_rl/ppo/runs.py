@@ -52,7 +52,7 @@ RESUME_KEYS = (
     "decisions", "rounds",
 )  # fmt: skip
 #: Files of a run written through a temporary file (a kill may leave one behind).
-DURABLE_FILES = ("checkpoint.pt", "policy.pt", "metrics.csv", "config.json")
+DURABLE_FILES = ("checkpoint.pt", "policy.pt", "metrics.csv", "config.json", "wandb_run_id.txt")
 
 
 def new_run_path(runs_dir: Path, name: str) -> Path:

@@ -40,6 +40,8 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
    every ``eval_every`` updates and after the last a duplicate-deal evaluation against
    ``eval_agents``, with 95% intervals), each column documented in :mod:`uno_rl.ppo.logger`;
    the config in the HPARAMS tab; a tqdm bar. ``global_step`` counts the learner's decisions.
+   With ``track`` (``--track``), the same scalars and the config go to Weights & Biases too
+   (:mod:`uno_rl.ppo.tracking`; nothing is sent unless asked).
 6. At the end: ``policy.pt`` (the network alone, loadable as ``ppo:checkpoint=...``) and a
    final evaluation table with 95% intervals.
 
@@ -109,6 +111,7 @@ from uno_rl.ppo.runs import (
     remove_stale_temporaries,
     restore_learner,
 )
+from uno_rl.ppo.tracking import Tracker
 from uno_rl.ppo.update import imitation_targets, ppo_update
 
 __all__ = [
@@ -211,6 +214,7 @@ def train(
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
     device = pick_device(config.device)
+    tracker = Tracker(config)  # with track: wandb imported here, or one error before anything
     rules = training_rules(config)
     zoo = [make_agent(spec, rules) for spec in config.zoo]
     for spec in config.eval_agents:
@@ -262,11 +266,12 @@ def train(
             remove_stale_temporaries(run)
             # Rows and events past the checkpoint are logged again below: drop them.
             logger = RunLogger(run, config.tensorboard, keep_rows=start_update,
-                               purge_step=learner_decisions + 1)  # fmt: skip
+                               purge_step=learner_decisions + 1, tracker=tracker)  # fmt: skip
         else:
             create_run(run, config)
-            logger = RunLogger(run, config.tensorboard)
+            logger = RunLogger(run, config.tensorboard, tracker=tracker)
             logger.log_hparams(config.to_dict(), hparam_metrics(config, rules.match))
+        tracker.start(run)  # W&B: a new run, or on a resume the run's own again
     except BaseException:
         source.close()
         raise

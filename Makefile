@@ -20,7 +20,8 @@ BIN    := $(VENV)/bin
 # video extra (moviepy, with a bundled ffmpeg) lets a test record an episode with RecordVideo; the ray
 # extra runs the Ray backend tests on a local Ray instance; the docs extra lets a test build the
 # documentation site with mkdocs build --strict; the track extra (wandb) lets the tests log a
-# run to Weights & Biases in offline mode (written to disk, nothing sent).
+# run to Weights & Biases in offline mode (written to disk, nothing sent); the openspiel extra
+# (OpenSpiel's wheel) lets the tests run OpenSpiel's checks and IS-MCTS on python_uno_rl.
 TORCH_VERSION ?= 2.13.0
 STAMP  := $(VENV)/install.stamp
 
@@ -37,7 +38,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install torch==$(TORCH_VERSION)
-	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video,track]'
+	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video,track,openspiel]'
 	touch $@
 
 train: $(STAMP)

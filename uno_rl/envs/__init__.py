@@ -11,6 +11,9 @@
 * :mod:`.gym_env`, :mod:`.vector`: the Gymnasium single-agent env and the native VectorEnv;
   :mod:`.opponents`: opponents by name.
 * :mod:`.sb3`: the Stable-Baselines3 ``VecEnv`` adapter (the ``sb3`` extra; not imported here).
+* :mod:`.openspiel_game`: UNO as the OpenSpiel game ``python_uno_rl`` (the ``openspiel`` extra;
+  not imported here), its rounds and chance nodes in :mod:`.openspiel_round` and
+  :mod:`.openspiel_chance`.
 * :mod:`.state_vector`: the privileged full-state vector of ``state()``.
 """
 

@@ -30,7 +30,7 @@ part = [
     { rounds = 140, agents = { focal = ["color-first", "color-first:bluff=1.0,bluff_next_max=2", "color-first:challenge=always,challenge_their_min=5"], opponents = ["color-first:bluff=0.5"] } },
     { matches = 6, focus = [], agents = { focal = ["color-first", "color-first:bluff=1.0,bluff_lead_max=-100"], opponents = ["color-first:bluff=0.5"] } },
 ]
-behaviour = [{ players = 2, agents = ["ppo-official-2p"], opponent = "color-first:bluff=0.5,challenge=bayes", rounds = 600 }]
+behaviour = [{ players = 2, agents = ["ppo-official-2p-v1"], opponent = "color-first:bluff=0.5,challenge=bayes", rounds = 600 }]
 """  # noqa: E501
 
 

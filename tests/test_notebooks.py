@@ -149,7 +149,7 @@ def test_bluff_notebook_shows_its_figures_on_the_quick_study(
     assert "mutual best answers" in shown and "Brier score" in shown
     # the rule of thumb, computed from the when run's tables, and the learned players
     assert "## Challenging a +4" in shown and "- **official, 4 players** (rounds)" in shown
-    assert "`ppo-official-2p` (2 players, given): bluffs" in shown
+    assert "`ppo-official-2p-v1` (2 players, given): bluffs" in shown
     situations = len(list(bluff_when_quick_run.glob("situations-*.png")))
     # The study's heatmaps (one per rule variant), the points by bluff probability (drawn
     # here) and the calibration diagram.
@@ -176,7 +176,8 @@ def test_bluff_notebook_with_only_a_quick_bluff_when_run(bluff_when_quick_run, m
     assert f"runs folder: {runs} ($UNO_RL_RUNS)" in shown
     assert f"when run {bluff_when_quick_run}: " in shown
     assert (
-        "## Challenging a +4" in shown and "`ppo-official-2p` (2 players, given): bluffs" in shown
+        "## Challenging a +4" in shown
+        and "`ppo-official-2p-v1` (2 players, given): bluffs" in shown
     )
     # The first cell and every section of the sweep (its six and the calibration) name it.
     assert shown.count(missing(runs, "bluff")) == 8

@@ -63,7 +63,7 @@ def test_shipped_study_spans_players_rules_sides_and_matches():
                      "challenge if lead<=-100", "challenge bayes"):  # fmt: skip
         assert expected in labels
     agents = {a for entry in config.behaviour for a in entry["agents"]}
-    assert {"ppo-official-2p", "ppo-bluff-allowed-2p", "ppo-official-4p", "pimc"} <= agents
+    assert {"ppo-official-2p-v1", "ppo-bluff-allowed-2p", "ppo-official-4p", "pimc"} <= agents
 
 
 def test_shipped_quick_study_spans_every_player_count_rule_and_measure():
@@ -75,7 +75,7 @@ def test_shipped_quick_study_spans_every_player_count_rule_and_measure():
         assert sorted({c.players for c in cells}) == [2, 3, 4, 6]
         assert len({c.variant for c in cells}) == 6
     assert max(c.rounds for c in config.cells) <= 1000
-    assert [entry["agents"] for entry in config.behaviour] == [["ppo-official-2p"]]
+    assert [entry["agents"] for entry in config.behaviour] == [["ppo-official-2p-v1"]]
 
 
 def test_policy_labels():
@@ -423,7 +423,7 @@ def test_quick_run_tables_are_sane(bluff_when_quick_run):
     assert (per_cell == 1).all()
     behaviour = pd.read_parquet(run / "behaviour.parquet")
     assert set(behaviour["kind"]) == {"given", "best bluffer", "best challenger"}
-    assert "ppo-official-2p" in set(behaviour["agent"])
+    assert "ppo-official-2p-v1" in set(behaviour["agent"])
     scores = pd.read_parquet(run / "calibration_scores.parquet")
     pooled = scores[scores["setting"] == "pooled"].iloc[0]
     assert pooled["draw4s"] > 100 and 0 <= pooled["brier"] <= 1 and 0 < pooled["bluff_rate"] < 1
@@ -431,6 +431,6 @@ def test_quick_run_tables_are_sane(bluff_when_quick_run):
     # hand-only Bayesian estimate overstates its bluffs (the full run quantifies it).
     assert pooled["mean_predicted"] > pooled["bluff_rate"]
     summary = situation_summary(run)
-    assert "## Bluffing a +4" in summary and "`ppo-official-2p`" in summary
+    assert "## Bluffing a +4" in summary and "`ppo-official-2p-v1`" in summary
     assert "- **official, 4 players** (rounds): bluff: best" in summary
     assert "calibration of the Bayesian bluff probability" in summary

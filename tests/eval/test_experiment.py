@@ -548,7 +548,12 @@ def test_strength_config_and_its_quick_run(tmp_path, capsys, one_torch_thread):
     shape = [(c.players, c.unit, c.rounds, [m.lineup for m in c.matchups]) for c in config.cells]
     two = [("ppo-official-2p", h) for h in heuristics]
     four = [("ppo-official-4p",) + (h,) * 3 for h in ("color-first", "random-playable")]
-    others = ["ppo-bluff-allowed-2p", "ppo-bluff-forbidden-2p", "ppo-official-2p-rounds"]
+    others = [
+        "ppo-official-2p-v1",
+        "ppo-bluff-allowed-2p",
+        "ppo-bluff-forbidden-2p",
+        "ppo-official-2p-rounds",
+    ]
     two_more = [(bot, h) for bot in others for h in heuristics]
     four_more = [(bot,) + (h,) * 3 for bot in ("ppo-official-4p", "ppo-official-4p-rounds")
                  for h in heuristics]  # fmt: skip

@@ -5,7 +5,8 @@ record it, the shipped classic bots play exactly as before, and short runs train
 ``data/shipped_golden.npz`` was recorded with the classic-only code, before the layout was
 threaded through: 256 classic observations and masks (2- and 4-player official games under
 random play) and, for every ``agents/ppo-*.pt``, its greedy action, that action's
-log-probability and the value on each.
+log-probability and the value on each. ``data/shipped_golden_shown.npz`` (:mod:`golden_shown`)
+holds the same for the bots that read the pieces of what other seats showed.
 """
 
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from golden_shown import CLASSIC_WIDTH, GOLDEN_SHOWN, bot_outputs, shown_bots
 from tiny_training import TINY_TRAINING_ARGS
 
 from uno_rl.agents import AgentError, make_agent
@@ -25,7 +27,7 @@ from uno_rl.ppo.buffer import TurnBuffer
 from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, network_spec, save_checkpoint
 from uno_rl.ppo.config import ALL_FEATURES, TrainConfig, TrainConfigError
 from uno_rl.ppo.inputs import NetworkInputs, resolve_features
-from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale, masked_logits
+from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale
 from uno_rl.ppo.runs import load_resume
 from uno_rl.ppo.soup import average_policies
 from uno_rl.programs import train
@@ -62,35 +64,44 @@ def play_legal_moves(agent, rules, games=32, steps=150, seed=0) -> int:
 # ------------------------------------------------------------------ the classic path
 
 
+def recordings() -> list[dict[str, np.ndarray]]:
+    """The classic recording, then the one of every observation piece (golden_shown)."""
+    return [dict(np.load(GOLDEN)), dict(np.load(GOLDEN_SHOWN))]
+
+
 def test_shipped_bots_choose_exactly_as_before_on_recorded_observations():
-    golden = np.load(GOLDEN)
-    obs, masks = golden["obs"], golden["mask"]
+    classic, shown = recordings()
     shipped = sorted(AGENTS.glob("ppo-*.pt"))
-    assert len(shipped) >= 9 and all(f"{p.stem}/greedy" in golden for p in shipped)
+    assert len(shipped) >= 10
+    assert {p.stem for p in shown_bots()} >= {"ppo-official-2p"}
     for path in shipped:
         network, inputs = load_policy_inputs(path)
         assert inputs.layout is CLASSIC and inputs.deck_size == 108
         assert network.policy.out_features == 77
-        with torch.no_grad():
-            logits, value = network(torch.from_numpy(obs[:, inputs.columns]))
-            log_probs = torch.log_softmax(masked_logits(logits, torch.from_numpy(masks)), 1)
-        greedy = log_probs.argmax(1)
-        np.testing.assert_array_equal(greedy.numpy(), golden[f"{path.stem}/greedy"], path.stem)
-        np.testing.assert_allclose(
-            log_probs.gather(1, greedy[:, None]).squeeze(1).numpy(),
-            golden[f"{path.stem}/logp"], rtol=1e-5, atol=1e-5,
-        )  # fmt: skip
-        # A few float32 ulps: CPUs with other matmul kernels sum in another order.
-        np.testing.assert_allclose(
-            value.numpy(), golden[f"{path.stem}/value"], rtol=1e-5, atol=1e-5
-        )
+        # a bot that reads a piece of what other seats showed was recorded on all of them
+        golden = shown if int(inputs.columns.max()) >= CLASSIC_WIDTH else classic
+        assert f"{path.stem}/greedy" in golden, path.stem
+        expected = bot_outputs(path, golden["obs"], golden["mask"])
+        name = f"{path.stem}/greedy"
+        np.testing.assert_array_equal(expected[name], golden[name], path.stem)
+        for kind in ("logp", "value"):
+            # A few float32 ulps: CPUs with other matmul kernels sum in another order.
+            np.testing.assert_allclose(
+                expected[f"{path.stem}/{kind}"], golden[f"{path.stem}/{kind}"],
+                rtol=1e-5, atol=1e-5, err_msg=path.stem,
+            )  # fmt: skip
     # Through the agent API too: the shipped specs play the recorded choices greedily. The
-    # recordings predate the pieces of what other seats showed, appended after the others.
+    # classic recording predates the pieces of what other seats showed, appended after the
+    # others.
+    obs, masks = classic["obs"], classic["mask"]
     wide = np.zeros((obs.shape[0], OBS_SIZE), np.float32)
     wide[:, : obs.shape[1]] = obs
-    agent = make_agent("ppo-official-2p", load_rules("official"), greedy=True)
+    agent = make_agent("ppo-official-2p-v1", load_rules("official"), greedy=True)
     chosen = agent.act(wide, masks, np.random.default_rng(0))
-    np.testing.assert_array_equal(chosen, golden["ppo-official-2p/greedy"])
+    np.testing.assert_array_equal(chosen, classic["ppo-official-2p-v1/greedy"])
+    agent = make_agent("ppo-official-2p", load_rules("official"), greedy=True)
+    chosen = agent.act(shown["obs"], shown["mask"], np.random.default_rng(0))
+    np.testing.assert_array_equal(chosen, shown["ppo-official-2p/greedy"])
 
 
 def test_classic_columns_and_scales_are_todays():

@@ -34,9 +34,9 @@ def played_observations(rules, games: int = 64, steps: int = 40) -> np.ndarray:
 
 def test_a_wider_network_starts_as_the_bot_it_comes_from():
     rules = load_rules("official")
-    old_network, old_inputs = load_policy_inputs(init_from_path("ppo-official-2p"))
+    old_network, old_inputs = load_policy_inputs(init_from_path("ppo-official-2p-v1"))
     assert list(old_inputs.features) == OLD_FEATURES
-    config = TrainConfig(init_from="ppo-official-2p", hidden=[128, 128])
+    config = TrainConfig(init_from="ppo-official-2p-v1", hidden=[128, 128])
     inputs = NetworkInputs.of_config(config)
     assert set(SHOWN_PIECES) <= set(inputs.features)
     network = inputs.network(config.hidden)
@@ -51,7 +51,7 @@ def test_a_wider_network_starts_as_the_bot_it_comes_from():
 
 
 def test_fewer_pieces_than_the_bot_read_are_one_clear_error():
-    config = TrainConfig(init_from="ppo-official-2p", hidden=[128, 128],
+    config = TrainConfig(init_from="ppo-official-2p-v1", hidden=[128, 128],
                          features=OLD_FEATURES[:-1])  # fmt: skip
     inputs = NetworkInputs.of_config(config)
     with pytest.raises(TrainConfigError, match="init_from: .*or more pieces of the same layout"):

@@ -21,7 +21,8 @@ BIN    := $(VENV)/bin
 # extra runs the Ray backend tests on a local Ray instance; the docs extra lets a test build the
 # documentation site with mkdocs build --strict; the track extra (wandb) lets the tests log a
 # run to Weights & Biases in offline mode (written to disk, nothing sent); the openspiel extra
-# (OpenSpiel's wheel) lets the tests run OpenSpiel's checks and IS-MCTS on python_uno_rl.
+# (OpenSpiel's wheel) lets the tests run OpenSpiel's checks and IS-MCTS on python_uno_rl; the
+# torchrl extra (TorchRL and tensordict) runs the TorchRL PPO example test over the PettingZoo env.
 TORCH_VERSION ?= 2.13.0
 STAMP  := $(VENV)/install.stamp
 
@@ -38,7 +39,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install torch==$(TORCH_VERSION)
-	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video,track,openspiel]'
+	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video,track,openspiel,torchrl]'
 	touch $@
 
 train: $(STAMP)

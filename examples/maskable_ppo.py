@@ -6,6 +6,9 @@ Needs the ``sb3`` extra (torch installed first, pinned, as the Makefile does)::
     .venv/bin/python examples/maskable_ppo.py                         # 100,000 steps, 64 games
     .venv/bin/python examples/maskable_ppo.py --envs 256 --steps 1000000 --players 3
     .venv/bin/python examples/maskable_ppo.py --single --steps 20000  # one env, to compare
+    .venv/bin/python examples/maskable_ppo.py --save models/uno.zip   # then, by name:
+    uno_rl evaluate sb3:models/uno.zip color-first --rounds 10000
+    uno_rl scorecard sb3:models/uno.zip --players 2
     .venv/bin/python examples/maskable_ppo.py --help                  # every option
 
 By default the learner plays ``--envs`` games in lockstep through
@@ -87,8 +90,9 @@ class Args:
     """optimization epochs per update"""
     learning_rate: float = 3e-4
     """Adam learning rate"""
-    gamma: float = 0.995
-    """discount (rounds are long and the reward comes at the end)"""
+    gamma: float = 1.0
+    """discount: 1, as a round pays only at its end (below 1, a young policy learns to put a
+    loss off by drawing until the round is cut at its turn limit, which pays 0)"""
     ent_coef: float = 0.01
     """entropy bonus"""
     eval_episodes: int = 200
@@ -97,6 +101,8 @@ class Args:
     """torch CPU threads"""
     progress: bool = True
     """show a progress bar on stderr"""
+    save: str | None = None
+    """where to save the trained model (``model.save``), or None"""
 
     @property
     def seat(self) -> int | str:
@@ -327,6 +333,14 @@ def build_parser() -> CliParser:
         help=f"torch CPU threads (default {d.threads})",
     )
     p.add_argument(
+        "--save",
+        metavar="PATH",
+        default=d.save,
+        help="save the trained model there (a .zip); uno_rl names it sb3:PATH, as in "
+        "uno_rl evaluate sb3:PATH color-first or uno_rl scorecard sb3:PATH --players 2 "
+        "(default: not saved)",
+    )
+    p.add_argument(
         "--no-progress",
         dest="progress",
         action="store_false",
@@ -360,6 +374,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     start = time.perf_counter()
     model = train(args)
     trained = time.perf_counter()
+    if args.save is not None:
+        model.save(args.save)
     report = evaluate(model, args) if args.eval_episodes else {}
     train_seconds = trained - start
     report.update(
@@ -373,6 +389,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         train_steps_per_s=round(model.num_timesteps / train_seconds),
         eval_seconds=round(time.perf_counter() - trained, 1),
     )
+    if args.save is not None:
+        report.update(saved=args.save)
     print(json.dumps(report, indent=2))
     return report
 

@@ -17,7 +17,7 @@ from uno_rl.__main__ import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = [
-    "train", "exploit", "distill", "evaluate", "experiment", "play", "replay", "simulate", "bench", "average",
+    "train", "exploit", "distill", "evaluate", "scorecard", "experiment", "play", "replay", "simulate", "bench", "average",
     "presets", "decks", "agents", "experiments", "notebooks",
 ]  # fmt: skip
 

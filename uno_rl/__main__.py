@@ -43,6 +43,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "main",
         "duplicate-deal evaluation of agents, with intervals",
     ),
+    "scorecard": (
+        "uno_rl.programs.scorecard",
+        "main",
+        "the standard scorecard of an agent: every heuristic and bot, 2 and 4 players",
+    ),
     "experiment": ("uno_rl.programs.experiment", "main", "run an experiment config (resumable)"),
     "play": ("uno_rl.programs.play", "main", "play UNO in the terminal against bots"),
     "replay": ("uno_rl.programs.replay", "main", "show a saved game again"),

@@ -34,6 +34,15 @@ def test_include_drops_the_title_line(tmp_path):
     assert out == "A\nBody *here*.\n\n## Part\nB"
 
 
+def test_section_moves_every_heading_one_level_down_but_not_in_code(tmp_path):
+    text = "# Card: `x`\n\nBody.\n\n## Part\n\n```sh\n# a comment\n```\n\n#### Deep\n"
+    (tmp_path / "card.md").write_text(text, "utf-8")
+    out = hooks.expand("# Page\n<!-- uno_rl section card.md -->", tmp_path)
+    assert out == (
+        "# Page\n## Card: `x`\n\nBody.\n\n### Part\n\n```sh\n# a comment\n```\n\n##### Deep"
+    )
+
+
 def test_include_of_the_shipped_readmes():
     out = hooks.expand("<!-- uno_rl include agents/README.md -->", ROOT)
     readme = (ROOT / "agents" / "README.md").read_text("utf-8")
@@ -48,6 +57,7 @@ def test_include_of_the_shipped_readmes():
         ("<!-- uno_rl include -->", "unknown marker"),
         ("<!-- uno_rl include no/such.md -->", "include 'no/such.md': no such file"),
         ("<!-- uno_rl include ../outside.md -->", "include '../outside.md': no such file"),
+        ("<!-- uno_rl section no/such.md -->", "section 'no/such.md': no such file"),
     ],
 )
 def test_bad_markers_name_themselves(tmp_path, marker, message):

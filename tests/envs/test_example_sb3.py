@@ -1,7 +1,8 @@
 """``examples/maskable_ppo.py``: sb3-contrib's MaskablePPO trains over the SB3 VecEnv adapter
 (or one env with ``--single``), the trained policy, run with the env's masks, only ever chooses
 legal actions, the command line documents every option and refuses bad values with one error
-line. Skipped unless the ``sb3`` extra is installed."""
+line; a model it saves is named ``sb3:PATH`` by uno_rl's programs (evaluated and scorecarded
+from the command line). Skipped unless the ``sb3`` extra is installed."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+import pandas as pd  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor  # noqa: E402
 
+from uno_rl.__main__ import main as uno_rl  # noqa: E402
 from uno_rl.envs.sb3 import UnoSB3VecEnv  # noqa: E402
+from uno_rl.eval import scorecard_protocol  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "maskable_ppo.py"
 
@@ -101,6 +105,30 @@ def test_no_progress_and_no_evaluation(example, capsys):
     report = example.main(argv.split())
     assert report["env"] == "single" and report["games"] == 1 and "win_rate" not in report
     assert capsys.readouterr().err == ""
+
+
+def test_a_saved_model_is_evaluated_and_scorecarded_by_name(example, tmp_path, capsys, monkeypatch):
+    model = tmp_path / "uno.zip"
+    argv = f"--steps 64 --envs 8 --rollout 64 --batch-size 32 --eval-episodes 0 --save {model}"
+    report = example.main([*argv.split(), "--no-progress"])
+    assert report["saved"] == str(model) and model.is_file()
+    capsys.readouterr()
+    spec = f"sb3:{model}"
+    out = tmp_path / "evaluation"
+    args = ["--rounds", "8", "--rating-rounds", "0", "--no-progress", "--workers", "1"]
+    assert uno_rl(["evaluate", spec, "random-playable", *args, "--out", str(out)]) == 0
+    agents = pd.read_csv(out / "agents.csv")
+    assert agents["rounds"].sum() == 16  # 8 rounds, each seen by both agents
+    # the scorecard protocol in miniature (one heuristic, a few rounds and a match)
+    monkeypatch.setattr(scorecard_protocol, "HEURISTICS", ("random-playable",))
+    monkeypatch.setattr(scorecard_protocol, "BOTS", {2: (), 4: ()})
+    monkeypatch.setattr(scorecard_protocol, "QUICK", scorecard_protocol.Sizes(4, 1))
+    card = tmp_path / "card"
+    argv = [spec, "--players", "2", "--quick", "--out", str(card), "--no-progress"]
+    assert uno_rl(["scorecard", *argv, "--workers", "1"]) == 0
+    rows = pd.read_csv(card / "rows.csv")
+    assert set(rows["opponent"]) == {"random-playable"} and set(rows["players"]) == {2}
+    assert f"# Scorecard: `{spec}`" in (card / "scorecard.md").read_text()
 
 
 def test_help_describes_every_option(example, capsys):

@@ -19,6 +19,8 @@ ray = pytest.importorskip("ray")
 #: One local Ray instance at a time: both Ray test modules run on the same worker.
 pytestmark = pytest.mark.xdist_group("ray")
 
+from ray_cluster import two_node_cluster  # noqa: E402
+
 from uno_rl.agents import make_agent  # noqa: E402
 from uno_rl.core import engine, load_rules  # noqa: E402
 from uno_rl.core.observe import observe  # noqa: E402
@@ -206,3 +208,16 @@ def test_a_worker_that_cannot_start_stops_the_run_without_retries(tmp_path):
     with pytest.raises(BackendError, match=message):
         train.train(config, run, progress=False, on_rollout=break_worker_1)
     assert len(metrics(run)) == 1
+
+
+def test_a_two_node_cluster_trains_the_same_run(straight, tmp_path):
+    # Last in the module: it leaves the local instance for a cluster the run connects to by
+    # its address, as `--address HEAD:6379` does, with one rollout actor on each node.
+    ray.shutdown()
+    with two_node_cluster() as address:
+        args = [*argv(), "--address", address, "--runs-dir", str(tmp_path), "--no-progress"]
+        assert train.main([*args, "--name", "cluster"]) == 0
+        assert sum(node["Alive"] for node in ray.nodes()) == 2
+    (run,) = (tmp_path / "cluster").iterdir()
+    assert_same_model(straight, run)
+    assert metrics(straight) == metrics(run)

@@ -12,6 +12,8 @@ marker                                         replaced by
 ``<!-- uno_rl table train-config -->``         :func:`uno_rl.docsite.code_tables.train_config_table`
 ``<!-- uno_rl include PATH -->``               the file ``PATH`` (relative to ``mkdocs.yml``)
                                                without its first ``# `` title line
+``<!-- uno_rl section PATH -->``               the file ``PATH`` one heading level down: its
+                                               ``# `` title a section (``## ``) of the page
 =============================================  ==============================================
 
 So the rule switches come from the code and the READMEs of ``agents/`` and ``experiments/``
@@ -45,14 +47,31 @@ TABLES: dict[str, Callable[[], str]] = {
 _MARKER = re.compile(r"^<!-- uno_rl (?P<what>\S+)(?: (?P<arg>.*?))? -->[ \t]*$", re.MULTILINE)
 
 
-def _include(root: Path, name: str) -> str:
+def _read(root: Path, what: str, name: str) -> list[str]:
     path = (root / name).resolve()
     if not path.is_relative_to(root.resolve()) or not path.is_file():
-        raise ValueError(f"include {name!r}: no such file in the repository ({root})")
-    lines = path.read_text(encoding="utf-8").splitlines()
+        raise ValueError(f"{what} {name!r}: no such file in the repository ({root})")
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _include(root: Path, name: str) -> str:
+    lines = _read(root, "include", name)
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
     return "\n".join(lines).strip("\n")
+
+
+def _section(root: Path, name: str) -> str:
+    """The file one heading level down (outside fenced code, where ``#`` is a comment)."""
+    out, fence = [], None
+    for line in _read(root, "section", name):
+        mark = re.match(r"^(`{3,}|~{3,})", line)
+        if mark and (fence is None or mark[1].startswith(fence)):
+            fence = None if fence is not None else mark[1]
+        elif fence is None and re.match(r"^#{1,5} ", line):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out).strip("\n")
 
 
 def expand(markdown: str, root: Path) -> str:
@@ -67,9 +86,11 @@ def expand(markdown: str, root: Path) -> str:
             return TABLES[arg]().rstrip("\n")
         if what == "include" and arg:
             return _include(root, arg)
+        if what == "section" and arg:
+            return _section(root, arg)
         raise ValueError(
-            f"unknown marker {match[0].strip()!r}: use 'table NAME' ({', '.join(TABLES)}) "
-            "or 'include PATH'"
+            f"unknown marker {match[0].strip()!r}: use 'table NAME' ({', '.join(TABLES)}), "
+            "'include PATH' or 'section PATH'"
         )
 
     return _MARKER.sub(replace, markdown)

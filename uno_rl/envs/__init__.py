@@ -11,6 +11,8 @@
 * :mod:`.gym_env`, :mod:`.vector`: the Gymnasium single-agent env and the native VectorEnv;
   :mod:`.opponents`: opponents by name.
 * :mod:`.sb3`: the Stable-Baselines3 ``VecEnv`` adapter (the ``sb3`` extra; not imported here).
+* :mod:`.torchrl_env`: the PettingZoo env in TorchRL's ``PettingZooWrapper``, and one learner
+  seat of it as a TorchRL env (the ``torchrl`` extra; not imported here).
 * :mod:`.openspiel_game`: UNO as the OpenSpiel game ``python_uno_rl`` (the ``openspiel`` extra;
   not imported here), its rounds and chance nodes in :mod:`.openspiel_round` and
   :mod:`.openspiel_chance`.

@@ -464,7 +464,7 @@ def test_search_agents_play_through_the_evaluator_for_any_number_of_workers():
     one, two = (
         evaluate(
             [f"pimc:{FAST}", "color-first"],
-            rounds=16,
+            rounds=8,
             seed=11,
             workers=workers,
             progress=False,
@@ -473,7 +473,7 @@ def test_search_agents_play_through_the_evaluator_for_any_number_of_workers():
         for workers in (1, 2)
     )
     pd.testing.assert_frame_equal(one.seats, two.seats)
-    assert one.agents["rounds"].iloc[0] == 16
+    assert one.agents["rounds"].iloc[0] == 8
 
 
 def test_match_objective_plays_whole_matches():

@@ -368,6 +368,8 @@ PRESET_CASES = {
 }
 #: Rounds per preset in the long profile (``suite_profile``), split over its player counts.
 ROUNDS_PER_PRESET = 2000
+#: The fewest rounds a preset that plays matches is swept for, in any profile.
+MATCH_ROUNDS = 150
 
 
 def test_every_preset_is_covered():
@@ -382,6 +384,8 @@ def test_every_preset_is_covered():
 def test_presets_match_reference(preset, players):
     rules = load_rules(preset, players=players)
     rounds = suite_profile.rounds(ROUNDS_PER_PRESET // len(PRESET_CASES[preset]))
+    if rules.match:  # enough rounds for some of the 100 games' matches to end
+        rounds = max(rounds, MATCH_ROUNDS)
     seed = 1000 + 37 * sorted(PRESET_CASES).index(preset) + players
     cov = play_both(rules, num_games=100, rounds=rounds, seed=seed)
     assert cov.rounds >= rounds

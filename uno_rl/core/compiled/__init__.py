@@ -9,6 +9,10 @@ Conventions of every kernel function (``@numba.njit(cache=True)``):
   tables and work arrays), both structure references (one pointer per call), ``g`` the
   game's index (int64). Seats and kinds are int64.
 * Nothing allocates: scratch space is ``t.work_*``.
+* Nothing counts references on the hot path (an atomic operation each): array fields read
+  as borrowed views, and the batch loops hand the kernel :func:`.nb_struct.borrow`'s bare
+  pointers for ``a`` and ``t`` and :func:`.nb_struct.unowned` views of their output arrays
+  (see :mod:`.nb_struct`).
 * A function mirrors the reference method of the same name without its underscore
   (``ReferenceGame._draw_one`` -> ``draw_one``), statement for statement, so that both draw
   the same random numbers (:mod:`.nb_random`) in the same order.
@@ -17,9 +21,11 @@ Conventions of every kernel function (``@numba.njit(cache=True)``):
 * A card effect returns the hand-over ``(next actor, next phase)``, or ``(-1, -1)`` where the
   reference returns None (the effect has itself said who acts, or ended the round).
 
-Modules, bottom up: :mod:`.nb_random` (splitmix64), :mod:`.nb_rules`, :mod:`.nb_state`,
+Modules, bottom up: :mod:`.nb_struct` (structure references without reference counts),
+:mod:`.nb_random` (splitmix64), :mod:`.nb_rules`, :mod:`.nb_state`,
 :mod:`.nb_basics` (seats, draws, hand-over, matching), :mod:`.nb_draw_effects` (draw cards,
 the dispenser, challenges), :mod:`.nb_hand_effects` (Skip, Reverse, Boomerang, seven-zero,
 swaps, shuffles, Discard All), :mod:`.nb_deal`, :mod:`.nb_play` (a step of one game and its
-close), :mod:`.nb_masks`, :mod:`.nb_observe`, and :mod:`.nb_engine` (the batched API).
+close), :mod:`.nb_masks`, :mod:`.nb_observe`, :mod:`.nb_sampling` (random legal actions)
+and :mod:`.nb_engine` (the batched API).
 """

@@ -73,7 +73,7 @@ def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray
 
 
 def _masks(state: State, games: np.ndarray) -> np.ndarray:
-    out = np.zeros((games.size, state.rules.layout.num_actions), bool)
+    out = np.empty((games.size, state.rules.layout.num_actions), bool)  # rows cleared there
     legal_masks(game_arrays(state), rule_tables(state.rules), games, out)
     return out
 

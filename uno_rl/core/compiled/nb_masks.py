@@ -20,8 +20,10 @@ from ..phases import TARGET as TARGET_PHASE
 from .nb_basics import draw_four_legal, last_card_allows, playable
 from .nb_jit import batch, kernel
 from .nb_rules import code
+from .nb_struct import borrow, unowned
 
 _MUST_PLAY = code("drawn_card", "must-play")
+_NO_CURRENT_COLOR = code("draw_four_legal", "no-current-color")
 _NO_STACKING = code("stacking", "none")
 _STACK_ANY = code("stacking", "any")
 _CLASSIC_COLORED = 52  # kinds 0 .. 51: the classic colored cards, in every layout
@@ -165,6 +167,74 @@ def legal_mask_row(a, t, g, row):
 
 @batch
 def legal_masks(a, t, games, out):
-    """Write the legal mask of game ``games[i]`` ((k,) int64) into ``out[i]`` ((k, A) bool)."""
+    """Write the legal mask of game ``games[i]`` ((k,) int64) into ``out[i]`` ((k, A) bool).
+    The play, drawn and color phases are done here, table-driven, with every array read once
+    per batch (each attribute read costs a reference count); the other phases by
+    :func:`legal_mask_row`."""
+    phase, actor, top, color = a.phase, a.actor, a.top, a.color
+    hands, hand_size, drawn = a.hands, a.hand_size, a.drawn
+    match_rows, always, four_like = t.match_rows, t.always_playable, t.draw_four_like
+    last_ok, first_action, action_count = t.last_ok, t.first_action, t.kind_action_count
+    k = t.num_kinds
+    challenge, voluntary = t.challenge_enabled, t.voluntary_draw
+    pass_drawn = t.drawn_card != _MUST_PLAY
+    plain_four = t.draw_four_legal != _NO_CURRENT_COLOR
+    start = _CLASSIC_COLORED if t.classic_direct else 0
+    width = out.shape[1]
+    a, t = borrow(a), borrow(t)  # no reference counts in the calls below
+    out = unowned(out)
     for i in range(games.shape[0]):
-        legal_mask_row(a, t, np.int64(games[i]), out[i])
+        g = np.int64(games[i])
+        for action in range(width):
+            out[i, action] = False
+        p = phase[g]
+        if p == PLAY:
+            seat = np.int64(actor[g])
+            m = np.int64(top[g]) * 5 + np.int64(color[g]) + 1
+            last = hand_size[g, seat] == 1
+            found = 0  # held cards matching or always playable (what makes a +4 a bluff)
+            allowed = 0  # of them, those allowed as a last card
+            for kind in range(start):  # classic colored kinds: action = kind, any last card
+                legal = (hands[g, seat, kind] > 0) & match_rows[m, kind]
+                out[i, kind] = legal
+                found += legal
+            allowed = found
+            fours = False
+            for kind in range(start, k):
+                if hands[g, seat, kind] > 0:
+                    if four_like[kind]:
+                        fours = True
+                    elif always[kind] or match_rows[m, kind]:
+                        found += 1
+                        if not last or last_ok[kind]:
+                            allowed += 1
+                            first = first_action[kind]
+                            for action in range(first, first + action_count[kind]):
+                                out[i, action] = True
+            if fours:
+                if challenge:
+                    four_ok = True
+                elif plain_four:
+                    four_ok = found == 0
+                else:
+                    four_ok = draw_four_legal(a, t, g, seat)
+                if four_ok:
+                    for kind in range(start, k):
+                        if hands[g, seat, kind] > 0 and four_like[kind]:
+                            if not last or last_ok[kind]:
+                                allowed += 1
+                                first = first_action[kind]
+                                for action in range(first, first + action_count[kind]):
+                                    out[i, action] = True
+            out[i, DRAW] = voluntary or allowed == 0
+        elif p == DRAWN:
+            kind = np.int64(drawn[g])
+            first = first_action[kind]
+            for action in range(first, first + action_count[kind]):
+                out[i, action] = True
+            out[i, PASS] = pass_drawn
+        elif p == COLOR:
+            for action in range(CHOOSE_COLOR, CHOOSE_COLOR + 4):
+                out[i, action] = True
+        else:
+            legal_mask_row(a, t, g, out[i])

@@ -15,6 +15,7 @@ import numpy as np
 from ..phases import DRAWN, OVER
 from .nb_jit import batch, kernel
 from .nb_rules import OBS_PIECES
+from .nb_struct import borrow, unowned
 
 # Each piece's index in ``t.obs_start`` (numba reads module ints as constants).
 _HAND = OBS_PIECES.index("hand")
@@ -141,5 +142,7 @@ def observe_into(a, t, g, seat, out):
 def observe_many(a, t, games, seats, out):
     """Write the observation of seat ``seats[i]`` of game ``games[i]`` into ``out[i]``
     (``games``, ``seats``: (k,) int64; ``out``: (k, O) float32)."""
+    a, t = borrow(a), borrow(t)  # no reference counts in the calls below
+    out = unowned(out)
     for i in range(games.shape[0]):
         observe_into(a, t, np.int64(games[i]), seats[i], out[i])

@@ -49,9 +49,9 @@ def below(key, stream, index, lane, n):
 
 
 @kernel
-def stable_order(keys, count, order, temp):
-    """Write into ``order[:count]`` the stable ascending order of ``keys[:count]`` (uint64),
-    by a bottom-up merge sort through ``temp`` (both (>= count,) int64 work arrays)."""
+def stable_order_exact(keys, count, order, temp):
+    """:func:`stable_order` by a bottom-up merge sort of the indices through ``temp``, for
+    keys that share all but their lowest bits."""
     for i in range(count):
         order[i] = i
     width = 1
@@ -61,13 +61,12 @@ def stable_order(keys, count, order, temp):
             middle = min(left + width, count)
             right = min(left + 2 * width, count)
             i, j, out = left, middle, left
-            while i < middle and j < right:
-                if keys[source[j]] < keys[source[i]]:  # ties keep the left run first
-                    target[out] = source[j]
-                    j += 1
-                else:
-                    target[out] = source[i]
-                    i += 1
+            while i < middle and j < right:  # branch-free: the keys are random
+                left_card, right_card = source[i], source[j]
+                take = np.int64(keys[right_card] < keys[left_card])  # ties: the left run first
+                target[out] = right_card if take else left_card
+                j += take
+                i += 1 - take
                 out += 1
             while i < middle:
                 target[out] = source[i]
@@ -85,14 +84,72 @@ def stable_order(keys, count, order, temp):
 
 
 @kernel
+def merge_pass(source, target, count, width):
+    """Merge the sorted runs of ``width`` values of ``source[:count]`` (distinct int64) in
+    pairs into ``target``, without branching on the comparisons."""
+    for left in range(0, count, 2 * width):
+        middle = min(left + width, count)
+        right = min(left + 2 * width, count)
+        i, j = left, middle
+        for out in range(left, right):
+            if i < middle and j < right:
+                x, y = source[i], source[j]
+                take = np.int64(y < x)
+                target[out] = y if take else x
+                j += take
+                i += 1 - take
+            elif i < middle:
+                target[out] = source[i]
+                i += 1
+            else:
+                target[out] = source[j]
+                j += 1
+
+
+@kernel
+def stable_order(keys, count, order, temp):
+    """Write into ``order[:count]`` the stable ascending order of ``keys[:count]`` (uint64
+    below 2**63), through ``temp`` (both (>= count,) int64 work arrays).
+
+    Each key's lowest bits are replaced by its index and the distinct values merge-sorted:
+    the same order as the keys' unless two keys differ only in those bits (then
+    :func:`stable_order_exact` sorts them)."""
+    shift = 0
+    while (1 << shift) < count:
+        shift += 1
+    low = (np.int64(1) << shift) - 1
+    for i in range(count):
+        order[i] = (np.int64(keys[i]) & ~low) | i
+    width = 1
+    flipped = False
+    while width < count:
+        if flipped:
+            merge_pass(temp, order, count, width)
+        else:
+            merge_pass(order, temp, count, width)
+        flipped = not flipped
+        width *= 2
+    if flipped:
+        for i in range(count):
+            order[i] = temp[i]
+    for i in range(count - 1):
+        if order[i] >> shift == order[i + 1] >> shift:
+            stable_order_exact(keys, count, order, temp)
+            return
+    for i in range(count):
+        order[i] &= low
+
+
+@kernel
 def shuffle_into(t, cards, count, key, stream, index, out):
     """Write ``cards[:count]`` into ``out[:count]`` in the order of a stable argsort of
     ``rng.sort_keys(key, stream, index, count)`` (the reference's ``_shuffled``); uses the
     work arrays ``t.work_keys``, ``t.work_order``, ``t.work_temp``. ``cards`` and ``out``
     may not be the same array."""
     keys = t.work_keys
-    for lane in range(count):
-        keys[lane] = bits(key, stream, index, lane) >> np.uint64(1)
+    base = mix(mix(np.uint64(key) + np.uint64(stream) * _GAMMA) + np.uint64(index) * _GAMMA)
+    for lane in range(count):  # bits(key, stream, index, lane), its lane-free part hoisted
+        keys[lane] = mix(base + (np.uint64(lane) + np.uint64(1)) * _GAMMA) >> np.uint64(1)
     stable_order(keys, count, t.work_order, t.work_temp)
     for i in range(count):
         out[i] = cards[t.work_order[i]]

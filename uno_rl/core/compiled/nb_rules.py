@@ -20,6 +20,7 @@ from ..layout import EXTENDED
 from ..observe_layout import OTHER_SEATS
 from ..rules import Rules
 from ..switches import CHOICES
+from .nb_struct import register
 
 #: Scalar switches copied as they are (ints, floats, bools).
 _PLAIN = (
@@ -48,6 +49,9 @@ _TABLES = (
     "obs_size",  # int: O, the layout's observation length
     "obs_start",  # (len(OBS_PIECES),) int64: each piece's first column, -1 if not in the layout
     "symbol_count",  # int: colored symbols of the layout (the width of a void_symbol block)
+    "match_rows",  # (K * 5, K) bool: Layout.match_rows (row top * 5 + color + 1)
+    "last_ok",  # (K,) bool: kinds the last_card switch lets be a player's last card
+    "classic_direct",  # bool: kinds 0 .. 51 colored, each played by the action of its number
 )
 #: Work arrays of the kernel, which never allocates (:mod:`.nb_jit`). A kernel call holds the
 #: GIL and calls do not nest, so one set per rule set is enough.
@@ -72,7 +76,7 @@ OBS_PIECES = tuple(name for name, _ in EXTENDED.pieces)
 _FIELDS = _PLAIN + _CODED + _DERIVED + _LAYOUT + _TABLES + _WORK
 
 
-@structref.register
+@register
 class RuleTablesType(types.StructRef):
     """The numba type of :class:`RuleTables`."""
 
@@ -123,6 +127,19 @@ def rule_tables(rules: Rules) -> RuleTables:
     values["obs_start"] = np.array([layout.starts.get(n, -1) for n in OBS_PIECES], np.int64)
     void_symbol = layout.slices["void_symbol"]
     values["symbol_count"] = (void_symbol.stop - void_symbol.start) // OTHER_SEATS
+    values["match_rows"] = np.ascontiguousarray(layout.match_rows, dtype=np.bool_)
+    last_ok = np.ones(layout.num_kinds, np.bool_)
+    if rules.last_card == "no-draw-four":
+        last_ok &= ~layout.draw_four_like
+    elif rules.last_card == "no-wild":
+        last_ok &= layout.kind_color >= 0
+    values["last_ok"] = last_ok
+    values["classic_direct"] = bool(
+        layout.num_kinds >= 52
+        and (layout.kind_color[:52] >= 0).all()
+        and (values["first_action"][:52] == np.arange(52)).all()
+        and (values["kind_action_count"][:52] == 1).all()
+    )
     cards, kinds, p = values["deck"].size, layout.num_kinds, rules.players
     values.update(
         work_keys=np.zeros(cards, np.uint64),

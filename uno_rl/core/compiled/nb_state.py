@@ -15,6 +15,7 @@ from numba.core import types
 from numba.experimental import structref
 
 from ..state import State
+from .nb_struct import register
 
 #: State's per-game array fields, in declaration order.
 FIELDS = tuple(
@@ -22,7 +23,7 @@ FIELDS = tuple(
 )
 
 
-@structref.register
+@register
 class GameArraysType(types.StructRef):
     """The numba type of :class:`GameArrays`."""
 

@@ -490,8 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if report:
             print(report)
-            # W&B: the final tables join the training's run (reopened), at its last step.
-            tracker = Tracker(config)
+            tracker = Tracker(config)  # W&B: the final tables join the training's run
             tracker.log_tables(run, "final_eval", FINAL_TABLES, summary["learner_decisions"])
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")
     except (TrainConfigError, CheckpointError, AgentError, RulesError, BackendError) as error:

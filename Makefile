@@ -34,14 +34,12 @@ PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reo
 
 .venv: $(STAMP)
 
-# Re-runs whenever pyproject.toml or this Makefile changes. --no-compile: Python compiles the
-# modules a program imports when it first imports them, not every file of every package at
-# install (torch alone: 22 s of a 30 s install).
+# Re-runs whenever pyproject.toml or this Makefile changes.
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
-	$(BIN)/pip install --no-compile torch==$(TORCH_VERSION)
-	$(BIN)/pip install --no-compile -e '.[dev,rlcard,sb3,ray,docs,video,track,openspiel,torchrl]'
+	$(BIN)/pip install torch==$(TORCH_VERSION)
+	$(BIN)/pip install -e '.[dev,rlcard,sb3,ray,docs,video,track,openspiel,torchrl]'
 	touch $@
 
 train: $(STAMP)

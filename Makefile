@@ -45,10 +45,14 @@ $(STAMP): pyproject.toml Makefile
 train: $(STAMP)
 	$(BIN)/uno_rl train
 
+# The package and the tests byte-compiled once (about a second): the suite starts many Python
+# processes, and where PYTHONDONTWRITEBYTECODE is set none of them would keep what it compiled.
 test: $(STAMP)
+	$(BIN)/python -m compileall -q uno_rl tests
 	$(PYTEST)
 
 test-long: $(STAMP)
+	$(BIN)/python -m compileall -q uno_rl tests
 	UNO_RL_TEST_PROFILE=long $(PYTEST)
 
 bench: $(STAMP)

@@ -19,7 +19,7 @@ VARIABLE = "UNO_RL_TEST_PROFILE"
 #: Per profile: the share of a sweep's full round count that is played, and the multiple of a
 #: Hypothesis test's base example count that is drawn.
 PROFILES = {
-    "ci": {"rounds": 0.1, "examples": 0.15},
+    "ci": {"rounds": 0.04, "examples": 0.07},
     "long": {"rounds": 1.0, "examples": 5.0},
 }
 

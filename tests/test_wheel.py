@@ -89,6 +89,7 @@ def test_wheel_carries_the_data(installed):
         for path in (REPO / folder).glob(pattern):
             assert f"uno_rl/data/{folder}/{path.name}" in names, path
     assert "uno_rl/data/agents/README.md" in names
+    assert "uno_rl/data/agents/exploitability.csv" in names  # what uno_rl scorecard reads
     assert "uno_rl/py.typed" in names
 
 

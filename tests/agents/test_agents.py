@@ -62,7 +62,7 @@ def play_batch(spec, rules, games=96, steps=400, seed=0, log=None):
      ("no-bluff", 2), ("kids", 4), ("rlcard", 2), ("rlcard", 3)],
 )  # fmt: skip
 def test_agents_choose_legal_actions_everywhere(spec, preset, players):
-    play_batch(spec, load_rules(preset, players=players), games=48, steps=250)
+    play_batch(spec, load_rules(preset, players=players), games=48, steps=160)
 
 
 def test_agents_handle_every_rule_switch():

@@ -54,7 +54,8 @@ def play_side_by_side(rules, seed: int, games: int) -> int:
 @pytest.mark.parametrize("preset", available_presets())
 @pytest.mark.parametrize("players", [2, 3, 10])
 def test_scalar_game_matches_reference_on_presets(preset, players):
-    assert play_side_by_side(load_rules(preset, players=players), seed=players, games=8) > 0
+    games = 6 if players < 10 else 2  # a 10-player round is long
+    assert play_side_by_side(load_rules(preset, players=players), seed=players, games=games) > 0
 
 
 @pytest.mark.parametrize("switches", SWITCHES, ids=lambda s: ",".join(s))

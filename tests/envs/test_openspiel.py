@@ -1,5 +1,6 @@
 """The OpenSpiel game ``python_uno_rl``: OpenSpiel's own checks, chance nodes, the rules against
-the reference, what a seat sees, parameters, and IS-MCTS against pimc."""
+the reference, what a seat sees and parameters (IS-MCTS against pimc:
+``test_openspiel_versus.py``)."""
 
 from __future__ import annotations
 
@@ -296,20 +297,3 @@ def test_every_random_method_of_the_rules_asks_the_chance_source():
     with pytest.raises(AttributeError, match="no random event"):
         openspiel_chance.DICE.new_seeds  # noqa: B018
     assert openspiel_chance.DICE.RESHUFFLE == rng.RESHUFFLE
-
-
-def test_ismcts_against_pimc_plays_duplicate_deals():
-    pytest.importorskip("open_spiel.python.algorithms.ismcts")
-    from uno_rl.eval.openspiel_versus import format_table, versus
-
-    result = versus(
-        players=2, switches=["max_turns=60"], rounds=2, seed=1, simulations=3,
-        pimc="pimc:objective=win,determinizations=2,rollouts=1",
-    )  # fmt: skip
-    rounds = result["rounds"]
-    assert [r["seats"] for r in rounds] == [["ismcts", "pimc"], ["pimc", "ismcts"]]
-    assert rounds[0]["seed"] == rounds[1]["seed"]
-    for r in rounds:
-        assert sum(r["net_points"]) == 0 and sum(r["rewards"]) == pytest.approx(0.0)
-    table = format_table(result)
-    assert "| IS-MCTS | 1 |" in table and "| pimc | 1 |" in table and "2 rounds" in table

@@ -277,7 +277,8 @@ def test_everything_a_resume_reads_is_written_durably(tmp_path, monkeypatch):
 
 def test_a_run_folder_becomes_resumable_only_once_config_toml_is_saved(tmp_path, monkeypatch):
     """config.json marks a folder as a run to resume: it is written after config.toml, so a
-    crash between the two never leaves a resumable run without its config file."""
+    crash between the two never leaves a resumable run without its config file; the next
+    start reuses that folder."""
 
     def crash(*args):
         raise OSError("disk full")
@@ -288,6 +289,10 @@ def test_a_run_folder_becomes_resumable_only_once_config_toml_is_saved(tmp_path,
                                   workers=1, progress=False, log=lambda *a: None)  # fmt: skip
     (folder,) = (tmp_path / "runs" / "tiny").iterdir()
     assert not (folder / "config.json").exists()
+    # The restart starts again in that folder rather than leaving it beside a new one.
+    monkeypatch.undo()
+    config = load_config(write(tmp_path, TINY))
+    assert runner.choose_run_dir(config, str(tmp_path / "runs"), None, False) == (folder, False)
 
 
 def test_resume_refuses_a_changed_config(tmp_path, capsys):

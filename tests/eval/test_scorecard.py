@@ -173,6 +173,17 @@ def test_the_exploitability_is_the_largest_budget_then_the_highest_bound():
     assert report.exploitability(table.assign(low=-1.0), "a", 4)["at_least"] == 0.0
 
 
+def test_by_default_the_table_shipped_with_uno_rl_is_read():
+    """A shipped agent's scorecard has its exploitability wherever uno_rl is installed: the
+    table comes with the package (``agents/exploitability.csv``)."""
+    assert cli.build_parser().parse_args(["color-first"]).exploitability == cli.SHIPPED
+    table = report.read_exploitability(report.shipped_exploitability())
+    assert table is not None
+    figure = report.exploitability(table, "ppo-official-2p-v1", 2, report.EXPLOITABILITY_TABLE)
+    assert figure["status"] == "measured" and figure["at_least"] >= 0
+    assert report.exploitability(table, "no-such-agent", 2)["status"] == "not measured"
+
+
 def test_the_default_folder_is_named_by_the_agent():
     assert cli.default_out("color-first").as_posix() == "scorecards/color-first"
     assert cli.default_out("my.py:Agent").as_posix() == "scorecards/my.py-Agent"

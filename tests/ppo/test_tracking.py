@@ -5,11 +5,13 @@ never imported."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from tiny_training import TINY_TRAINING_ARGS
 
@@ -48,6 +50,10 @@ def offline(tmp_path, monkeypatch) -> Path:
     folder.mkdir()
     monkeypatch.setenv("WANDB_DIR", str(folder))
     monkeypatch.chdir(tmp_path)
+    with contextlib.suppress(ImportError):  # wandb keeps the first settings it read: forget them
+        import wandb
+
+        wandb.teardown()
     return folder
 
 
@@ -182,3 +188,30 @@ def test_wandb_settings_follow_the_wandb_variables(tmp_path):
     environ = {"WANDB_PROJECT": "mine", "WANDB_NAME": "first", "WANDB_DIR": "/elsewhere"}
     given = init_settings(run, config, "abc", environ=environ)
     assert given["project"] == "mine" and given["name"] == "first" and "dir" not in given
+
+
+def test_the_final_evaluation_tables_join_the_tracked_run(offline):
+    """After training, the final evaluation's tables go to the same W&B run (opened again),
+    as tables ``final_eval/NAME`` at the run's last step."""
+    pytest.importorskip("wandb")
+    from uno_rl.ppo.tracking import FINAL_TABLES
+
+    argv = list(TINY)
+    argv[argv.index("--final-eval-rounds") + 1] = "8"
+    argv += ["--eval-agents", "random"]
+    runs = offline.parent / "runs"
+    assert train.main([*argv, "--runs-dir", str(runs), "--name", "final", "--track",
+                       "--no-progress"]) == 0  # fmt: skip
+    (run,) = (runs / "final").iterdir()
+    ident = (run / ID_FILE).read_text().strip()
+    training, final = (offline_run(f) for f in sorted((offline / "wandb").glob("offline-run-*")))
+    assert training["id"] == final["id"] == ident  # the training's own run
+    last = max(int(r["global_step"]) for r in csv_rows(run)[1])
+    (logged,) = final["history"].items()
+    step, items = logged
+    assert step == last
+    assert {key.rsplit("/", 1)[0] for key in items} == {f"final_eval/{n}" for n in FINAL_TABLES}
+    for name in FINAL_TABLES:  # each a W&B table of the run folder's table
+        assert items[f"final_eval/{name}/_type"] == "table-file"
+        rows = len(pd.read_csv(run / "final_eval" / f"{name}.csv"))
+        assert items[f"final_eval/{name}/nrows"] == rows

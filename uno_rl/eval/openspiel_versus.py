@@ -3,6 +3,7 @@
 ::
 
     python -m uno_rl.eval.openspiel_versus --rounds 20 --seed 0 --simulations 100
+    python -m uno_rl.eval.openspiel_versus --rounds 40 --seed 0 --simulations 100  # 20 more
 
 Needs the ``openspiel`` extra. Each deal (a deal seed) is played P times, the IS-MCTS seat
 moved round the table (two players: the seats swapped), the other seats played by ``pimc``.
@@ -22,21 +23,35 @@ rules played on directly, a random pile order, as the chance nodes would draw it
 maximizes the game's returns; ``pimc`` is given the same objective (``objective=win`` under
 win-loss rewards, ``points`` under ``reward=points``) unless ``--pimc`` names another spec.
 Under ``reward=points`` the returns are card points, tens of them: raise ``--uct-c`` to that
-scale. The deals, both bots' choices and IS-MCTS's worlds all come from ``--seed``: a run
-replays exactly.
+scale.
+
+Every round replays on its own: its deal seed comes from ``--seed``, its random sources
+(IS-MCTS's ``RandomState``, its worlds and random play-outs too; the agent play-outs' and
+pimc's generators) from ``(--seed, round index)`` (:func:`round_sources`). ``--out`` (default
+``runs/openspiel-versus``) gets ``settings.json``, ``rounds.csv`` (the tidy rows of
+:mod:`uno_rl.eval.openspiel_versus_table`, rewritten durably after every round) and, at the
+end, ``table.md`` (also printed). The same command resumes a stopped run, playing only the
+missing rounds (a larger ``--rounds`` adds some) to the rows an uninterrupted run gives; other
+settings are refused, ``--fresh`` starts over. Ctrl-C stops it with one line (exit status
+130), the rounds done kept; bad input is one ``error:`` line and exit status 2.
 """
 
 from __future__ import annotations
 
-import argparse
+import json
 import math
+import signal
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
+from tqdm import tqdm
 
 from uno_rl.agents import make_agent
 from uno_rl.agents.base import Agent
@@ -45,12 +60,34 @@ from uno_rl.core.phases import OVER
 from uno_rl.core.rng import new_seeds
 from uno_rl.envs.openspiel_chance import ChanceGame, SeededChance
 from uno_rl.envs.openspiel_game import SHORT_NAME, UnoGame, UnoState
+from uno_rl.plumbing.cli import (
+    CliParser,
+    check_float,
+    check_int,
+    check_seed,
+    count_type,
+    float_type,
+    parse_switches,
+    print_error,
+    seed_type,
+)
+from uno_rl.plumbing.durable import replace_durably, write_text_durably
+from uno_rl.plumbing.processes import Interrupted, interruptible
 from uno_rl.replays.record import AgentSeat
 
-from .formats import with_interval
-from .stats import wilson_interval, z_value
+from .openspiel_versus_table import empty_rows, format_table, read_rows, round_line, round_rows
+from .outputs import check_output_folder
 
-__all__ = ["AgentRollouts", "format_table", "main", "play_round", "versus"]
+__all__ = [
+    "DEFAULT_OUT", "OUTPUT_FILES", "AgentRollouts", "check_resumable", "format_table", "main",
+    "make_settings", "play_round", "round_sources", "versus",
+]  # fmt: skip
+
+#: Where a run goes unless ``--out`` says otherwise.
+DEFAULT_OUT = Path("runs/openspiel-versus")
+#: What a run writes into its folder.
+OUTPUT_FILES = ("settings.json", "rounds.csv", "table.md")
+SETTINGS_FILE, ROWS_FILE, TABLE_FILE = OUTPUT_FILES
 
 
 class AgentRollouts(mcts.Evaluator):
@@ -91,13 +128,26 @@ class AgentRollouts(mcts.Evaluator):
         return [(action, 1.0 / len(legal)) for action in legal]
 
 
+def round_sources(
+    seed: int, index: int
+) -> tuple[np.random.Generator, np.random.Generator, np.random.RandomState]:
+    """The random sources of round ``index`` of a run of ``seed``, children of
+    ``SeedSequence([seed, index])``: the agent play-outs' generator, pimc's generator and
+    IS-MCTS's ``RandomState`` (its choices, its worlds, OpenSpiel's random play-outs)."""
+    rollouts, pimc, search = np.random.SeedSequence([int(seed), int(index)]).spawn(3)
+    search_state = np.random.RandomState(np.random.MT19937(search))
+    return np.random.default_rng(rollouts), np.random.default_rng(pimc), search_state
+
+
 def play_round(
     game: UnoGame, seed: int, seats: Sequence[str], bot: ismcts.ISMCTSBot, pimc: Agent,
     generator: np.random.Generator,
 ) -> dict[str, Any]:  # fmt: skip
     """One round of ``game`` from deal ``seed``, seat ``s`` played by ``seats[s]``
-    (``'ismcts'`` or ``'pimc'``). Returns its rewards, net points (P,) lists, winner,
-    decisions, truncation and the seconds each side thought."""
+    (``'ismcts'`` or ``'pimc'``; pimc's choices from ``generator``). Returns a dict: the deal
+    ``seed``, the ``seats``, the ``rewards`` (P floats) and ``net_points`` (P ints), the
+    ``winner`` (a seat, -1 where none), ``truncated``, and each seat's ``decisions`` (P
+    ints) and ``seconds`` thinking (P floats)."""
     rules = game.rules
     dealt = ChanceGame(rules, SeededChance(), seed)  # the deal seed's events, recorded
     record = dealt.source.outcomes
@@ -112,8 +162,8 @@ def play_round(
 
     follow()
     searchers = {s: AgentSeat(pimc, generator) for s in range(rules.players) if seats[s] == "pimc"}
-    thought = {"ismcts": 0.0, "pimc": 0.0}
-    decisions = {"ismcts": 0, "pimc": 0}
+    thought = [0.0] * rules.players
+    decisions = [0] * rules.players
     outcome = None
     while not state.is_terminal():
         seat = state.current_player()
@@ -126,8 +176,8 @@ def play_round(
             action = searchers[seat].decide(engine_state, mask)
         else:
             action = int(bot.step(state)) if len(legal) > 1 else legal[0]
-        thought[seats[seat]] += time.perf_counter() - start
-        decisions[seats[seat]] += 1
+        thought[seat] += time.perf_counter() - start
+        decisions[seat] += 1
         for watcher, searcher in searchers.items():
             searcher.watch(engine_state, watcher, action)
         outcome = dealt.step(action)
@@ -147,154 +197,256 @@ def play_round(
     }
 
 
-def versus(
+def _load_game(settings: Mapping[str, Any]) -> UnoGame:
+    switches = ";".join(settings["switches"])
+    params = {"preset": settings["preset"], "players": settings["players"], "switches": switches}
+    return pyspiel.load_game(SHORT_NAME, params)
+
+
+def make_settings(
     preset: str = "official", players: int = 2, switches: Sequence[str] = (), rounds: int = 20,
     seed: int = 0, simulations: int = 100, uct_c: float = 2.0, rollout: str = "color-first",
-    rollouts: int = 1, pimc: str | None = None, log=None,
+    rollouts: int = 1, pimc: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """IS-MCTS (one seat) against ``pimc`` (the others) on ``ceil(rounds / P)`` deals, each
-    played with the IS-MCTS seat in every position. Returns the settings, the rounds
-    (:func:`play_round`) and the seconds taken."""
-    game = pyspiel.load_game(
-        SHORT_NAME, {"preset": preset, "players": players, "switches": ";".join(switches)}
-    )
-    rules = game.rules
-    if pimc is None:
-        pimc = "pimc:objective=win" if rules.reward == "win-loss" else "pimc"
-    pimc_agent = make_agent(pimc, rules)
-    random_state = np.random.RandomState(seed % 2**32)
-    generator = np.random.default_rng(seed)
-    if rollout == "random":
-        evaluator = mcts.RandomRolloutEvaluator(rollouts, random_state)
-    else:
-        evaluator = AgentRollouts(make_agent(rollout, rules), rollouts, generator)
-    bot = ismcts.ISMCTSBot(
-        game, evaluator, uct_c, simulations, random_state=random_state,
-        final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
-    )  # fmt: skip
-    # The worlds from the seed too (OpenSpiel's default sampler is seeded afresh each time).
-    bot.set_resampler(
-        lambda state, player: state.resample_from_infostate(player, random_state.random_sample)
-    )
-    p = rules.players
-    deals = new_seeds(np.random.default_rng(seed), max(1, math.ceil(rounds / p)))
-    played, start = [], time.perf_counter()
-    for deal in deals:
-        for position in range(p):
-            seats = ["ismcts" if s == position else "pimc" for s in range(p)]
-            played.append(play_round(game, int(deal), seats, bot, pimc_agent, generator))
-            if log is not None:
-                log(_progress(played, time.perf_counter() - start))
+    """A run's settings (what ``settings.json`` holds), every one checked: the game loads,
+    both agents are made. ``pimc`` None: the spec for the game's returns (``pimc`` under
+    ``reward=points``, else ``pimc:objective=win``); ``reward`` is the game's. ``ValueError``
+    (one line) for any bad value."""
+    check_int(rounds, "rounds")
+    check_int(simulations, "simulations")
+    check_int(rollouts, "rollouts")
+    check_seed(seed)
+    uct_c = check_float(uct_c, "uct_c", 0.0)
+    switches = [str(s) for s in switches]
+    parse_switches(switches)  # KEY=VALUE, as every program's --set
     settings = {
-        "preset": preset, "players": p, "switches": list(switches), "seed": seed,
-        "simulations": simulations, "uct_c": uct_c, "rollout": rollout, "rollouts": rollouts,
-        "pimc": pimc, "reward": rules.reward,
+        "preset": str(preset), "players": int(players), "switches": switches,
+        "rounds": rounds, "seed": seed, "simulations": simulations, "uct_c": uct_c,
+        "rollout": str(rollout), "rollouts": rollouts, "pimc": pimc,
     }  # fmt: skip
-    return {"settings": settings, "rounds": played, "seconds": time.perf_counter() - start}
+    rules = _load_game(settings).rules
+    if pimc is None:
+        settings["pimc"] = "pimc:objective=win" if rules.reward == "win-loss" else "pimc"
+    settings["reward"] = rules.reward
+    make_agent(settings["pimc"], rules)
+    if rollout != "random":
+        AgentRollouts(make_agent(rollout, rules), rollouts, np.random.default_rng(0))
+    return settings
 
 
-def _progress(played: list[dict[str, Any]], seconds: float) -> str:
-    last = played[-1]
-    seat = last["seats"].index("ismcts")
-    return (
-        f"round {len(played)}: IS-MCTS in seat {seat} scored {last['net_points'][seat]:+d} "
-        f"points{' (won)' if last['winner'] == seat else ''}, {seconds:.0f} s"
-    )
+def _deals(settings: Mapping[str, Any], rounds: int) -> np.ndarray:
+    """The deal seeds (uint64) of the first ``rounds`` rounds' deals (a prefix of a longer
+    run's)."""
+    count = max(1, math.ceil(rounds / settings["players"]))
+    return new_seeds(np.random.default_rng(settings["seed"]), count)
 
 
-def _side_numbers(rounds: list[dict[str, Any]], side: str, p: int, confidence: float):
-    """(mean net points a round of one seat of ``side``, its interval, wins, seat-rounds)."""
-    per_deal: dict[int, list[float]] = {}
-    wins = seat_rounds = 0
-    for r in rounds:
-        mine = [s for s in range(p) if r["seats"][s] == side]
-        per_deal.setdefault(r["seed"], []).extend(r["net_points"][s] for s in mine)
-        wins += int(r["winner"] in mine)
-        seat_rounds += len(mine)
-    means = np.array([np.mean(v) for v in per_deal.values()])
-    mean = float(means.mean())
-    half = math.nan
-    if means.size >= 2:
-        half = z_value(confidence) * float(means.std(ddof=1)) / math.sqrt(means.size)
-    return mean, (mean - half, mean + half), wins, seat_rounds
+def _planned(settings: Mapping[str, Any]) -> int:
+    """Rounds the settings play: ``rounds`` made up to whole deals."""
+    p = settings["players"]
+    return max(1, math.ceil(settings["rounds"] / p)) * p
 
 
-def format_table(result: dict[str, Any], confidence: float = 0.95) -> str:
-    """The match's table: net points a round (per seat) and rounds won, with intervals (net
-    points: normal, over the deals' means; rounds won: Wilson)."""
-    s, rounds = result["settings"], result["rounds"]
-    p = s["players"]
-    rollout = "random" if s["rollout"] == "random" else f"{s['rollout']}"
-    lines = [
-        f"IS-MCTS ({s['simulations']} simulations, uct_c {s['uct_c']}, {rollout} play-outs x"
-        f"{s['rollouts']}) against {s['pimc']}: preset {s['preset']}"
-        f"{' ' + ';'.join(s['switches']) if s['switches'] else ''}, {p} players, "
-        f"{len(rounds)} rounds ({len(rounds) // p} deals x {p} seatings), seed {s['seed']}",
-        "",
-        "| side | seats a round | net points a round (one seat) | rounds won |",
-        "|---|---:|---:|---:|",
-    ]
-    for side, name in (("ismcts", "IS-MCTS"), ("pimc", "pimc")):
-        mean, (low, high), wins, seat_rounds = _side_numbers(rounds, side, p, confidence)
-        lo, hi = wilson_interval(wins, len(rounds), confidence)
-        points = with_interval(mean, low, high, lambda v: f"{float(v):+.2f}")
-        won = with_interval(wins / len(rounds), float(lo), float(hi))
-        lines.append(f"| {name} | {seat_rounds // len(rounds)} | {points} | {won} |")
-    thought = {k: sum(r["seconds"][k] for r in rounds) for k in ("ismcts", "pimc")}
-    made = {k: sum(r["decisions"][k] for r in rounds) for k in ("ismcts", "pimc")}
-    truncated = sum(r["truncated"] for r in rounds)
-    lines += [
-        "",
-        f"{truncated} rounds truncated; {result['seconds']:.0f} s in all; a decision took "
-        + ", ".join(
-            f"{n} {thought[k] / max(made[k], 1):.2f} s"
-            for k, n in (("ismcts", "IS-MCTS"), ("pimc", "pimc"))
+def check_resumable(out: Path, settings: Mapping[str, Any], fresh: bool = False) -> pd.DataFrame:
+    """The rows (:data:`~uno_rl.eval.openspiel_versus_table.COLUMNS`) of the rounds ``out``
+    already holds of a run of ``settings`` (any ``rounds``), none where it holds no run or
+    ``fresh``; ``ValueError`` (one line, suggesting ``--fresh``) where it holds a run of other
+    settings or rows that are not that run's. Nothing is written."""
+    empty = empty_rows()
+    if fresh or not (out / SETTINGS_FILE).exists() and not (out / ROWS_FILE).exists():
+        return empty
+    try:
+        found = json.loads((out / SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        found = None
+    found = found if isinstance(found, dict) else {}
+    differ = [k for k in {**settings, **found} if k != "rounds" and found.get(k) != settings.get(k)]
+    if differ:
+        what = f"other {', '.join(differ[:3])}" if found else f"no readable {SETTINGS_FILE}"
+        raise ValueError(
+            f"--out {out}: holds a run of {what}; choose another --out, or pass --fresh to "
+            "start over there"
         )
-        + " on average",
-    ]
-    return "\n".join(lines)
+    if not (out / ROWS_FILE).exists():
+        return empty
+    rows = read_rows(out / ROWS_FILE)
+    p = settings["players"]
+    rounds, left = divmod(len(rows), p)
+    index = np.repeat(np.arange(rounds), p)
+    expected = not left and (rows["round"].to_numpy() == index).all()
+    if expected and rounds:
+        deals = _deals(settings, rounds)
+        seat, position = np.tile(np.arange(p), rounds), index % p
+        expected = (
+            (rows["seat"].to_numpy() == seat).all()
+            and (rows["ismcts_position"].to_numpy() == position).all()
+            and (rows["side"].to_numpy() == np.where(seat == position, "ismcts", "pimc")).all()
+            and (rows["deal_seed"].to_numpy() == deals[index // p]).all()
+        )
+    if not expected:
+        raise ValueError(
+            f"--out {out}: {ROWS_FILE} is not the rounds of its {SETTINGS_FILE}; pass --fresh "
+            "to start over there"
+        )
+    return rows
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _write_rows(out: Path, rows: pd.DataFrame) -> None:
+    with replace_durably(out / ROWS_FILE) as tmp:
+        rows.to_csv(tmp, index=False)
+
+
+def versus(
+    settings: Mapping[str, Any], out: Path | None = None, fresh: bool = False,
+    progress: bool = False,
+) -> pd.DataFrame:  # fmt: skip
+    """Play the rounds of ``settings`` (:func:`make_settings`) and return their tidy rows
+    (:data:`~uno_rl.eval.openspiel_versus_table.COLUMNS`, ``settings['rounds']`` made up to
+    whole deals, times P rows).
+
+    With ``out``, the run's folder: the rounds it holds are kept and only the missing ones
+    played (:func:`check_resumable`, ``ValueError`` for a run of other settings; ``fresh``:
+    none kept), ``settings.json`` written, and ``rounds.csv`` rewritten durably after every
+    round (rows of rounds past ``settings['rounds']`` stay in it, left out of what is
+    returned). ``progress``: a tqdm bar on stderr."""
+    game = _load_game(settings)
+    rules = game.rules
+    pimc_agent = make_agent(settings["pimc"], rules)
+    rollout = settings["rollout"]
+    rollout_agent = None if rollout == "random" else make_agent(rollout, rules)
+    rows = empty_rows() if out is None else check_resumable(out, settings, fresh)
+    if out is not None:
+        if rows.empty:  # a new run: no rows of an old one beside the new settings
+            (out / TABLE_FILE).unlink(missing_ok=True)
+            _write_rows(out, rows)
+        write_text_durably(out / SETTINGS_FILE, json.dumps(dict(settings), indent=2) + "\n")
+    p, total = rules.players, _planned(settings)
+    done = int(rows["round"].nunique())
+    deals = _deals(settings, total)
+    with tqdm(total=total, initial=min(done, total), unit="round", disable=not progress,
+              file=sys.stderr, desc="IS-MCTS vs pimc") as bar:  # fmt: skip
+        for index in range(done, total):
+            generator, pimc_generator, random_state = round_sources(settings["seed"], index)
+            if rollout_agent is None:
+                evaluator = mcts.RandomRolloutEvaluator(settings["rollouts"], random_state)
+            else:
+                evaluator = AgentRollouts(rollout_agent, settings["rollouts"], generator)
+            bot = ismcts.ISMCTSBot(
+                game, evaluator, settings["uct_c"], settings["simulations"],
+                random_state=random_state,
+                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+            )  # fmt: skip
+            # The worlds from the round's source (OpenSpiel's sampler is seeded afresh).
+            bot.set_resampler(
+                lambda state, player, rs=random_state: state.resample_from_infostate(
+                    player, rs.random_sample
+                )
+            )
+            seats = ["ismcts" if s == index % p else "pimc" for s in range(p)]
+            played = play_round(game, int(deals[index // p]), seats, bot, pimc_agent,
+                                pimc_generator)  # fmt: skip
+            new = round_rows(index, played)
+            rows = new if rows.empty else pd.concat([rows, new], ignore_index=True)
+            if out is not None:
+                _write_rows(out, rows)
+            bar.update()
+            bar.set_postfix_str(round_line(new))
+    return rows[rows["round"] < total].reset_index(drop=True)
+
+
+def build_parser() -> CliParser:
+    parser = CliParser(
         prog="python -m uno_rl.eval.openspiel_versus",
-        description="OpenSpiel's IS-MCTS against uno_rl's pimc on duplicate deals.",
+        description="OpenSpiel's IS-MCTS against uno_rl's pimc on duplicate deals; resumable.",
     )
     parser.add_argument("--preset", default="official", help="rule preset (default official)")
-    parser.add_argument("--players", type=int, default=2, help="players (default 2)")
+    parser.add_argument("--players", type=count_type(2, 10), default=2, help="players (default 2)")
     parser.add_argument(
         "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
         help="a rule switch on top of the preset (repeatable)",
     )  # fmt: skip
-    parser.add_argument("--rounds", type=int, default=20, help="rounds (default 20)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and bots")
     parser.add_argument(
-        "--simulations", type=int, default=100, help="IS-MCTS simulations a decision"
-    )
-    parser.add_argument("--uct-c", type=float, default=2.0, help="IS-MCTS exploration constant")
+        "--rounds", type=count_type(), default=20,
+        help="rounds, made up to whole deals (default 20); a larger number goes on with a run",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=seed_type, default=0, help="seed of the deals and bots")
+    parser.add_argument(
+        "--simulations", type=count_type(), default=100,
+        help="IS-MCTS simulations a decision (default 100)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--uct-c", type=float_type(0.0), default=2.0,
+        help="IS-MCTS exploration constant (default 2)",
+    )  # fmt: skip
     parser.add_argument(
         "--rollout", default="color-first",
         help="IS-MCTS play-outs: random (OpenSpiel's) or a uno_rl agent (default color-first)",
     )  # fmt: skip
-    parser.add_argument("--rollouts", type=int, default=1, help="play-outs a leaf (default 1)")
+    parser.add_argument(
+        "--rollouts", type=count_type(), default=1, help="play-outs a leaf (default 1)"
+    )
     parser.add_argument(
         "--pimc", default=None, help="the pimc agent's spec (default: pimc, for the returns)"
     )
+    parser.add_argument(
+        "--out", default=str(DEFAULT_OUT),
+        help=f"the run's folder; the same command resumes the run there (default {DEFAULT_OUT})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--fresh", action="store_true", help="start over, forgetting the rounds --out holds"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.rounds < 1 or args.simulations < 1 or args.rollouts < 1:
-        raise SystemExit("error: --rounds, --simulations and --rollouts must be at least 1")
+    """Run the command; the exit status (0: done, 2: bad input, 130 or 143: stopped by Ctrl-C
+    or SIGTERM, with one line saying what is kept)."""
+    reached: dict[str, Any] = {}
     try:
-        result = versus(
+        with interruptible():
+            return _run(list(sys.argv[1:] if argv is None else argv), reached)
+    except KeyboardInterrupt as stop:  # Interrupted: a signal; else raised by the code itself
+        print(_interrupted_line(reached), file=sys.stderr)
+        return stop.status if isinstance(stop, Interrupted) else 128 + signal.SIGINT
+
+
+def _interrupted_line(reached: Mapping[str, Any]) -> str:
+    if "out" not in reached:
+        return "interrupted before the first round: nothing was played"
+    out = reached["out"]
+    try:
+        done = int(read_rows(out / ROWS_FILE)["round"].nunique())
+    except (OSError, ValueError):
+        done = 0
+    return (
+        f"interrupted: {done} of {reached['total']} rounds done in {out / ROWS_FILE}; run the "
+        "same command to resume"
+    )
+
+
+def _run(argv: list[str], reached: dict[str, Any]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        out = check_output_folder(args.out, "--out", OUTPUT_FILES)
+        settings = make_settings(
             args.preset, args.players, args.switches, args.rounds, args.seed, args.simulations,
-            args.uct_c, args.rollout, args.rollouts, args.pimc, log=print,
+            args.uct_c, args.rollout, args.rollouts, args.pimc,
         )  # fmt: skip
-    except ValueError as error:  # bad rules, switches or agent specs: one line
-        raise SystemExit(f"error: {error}") from None
-    print(format_table(result))
+        done = int(check_resumable(out, settings, args.fresh)["round"].nunique())
+    except (ValueError, OSError) as error:  # bad rules, switches, agent specs or folder
+        print_error(error)
+        return 2
+    total = _planned(settings)
+    reached.update(out=out, total=total)
+    if done:
+        print(f"resuming the run in {out}: {min(done, total)} of {total} rounds done",
+              file=sys.stderr)  # fmt: skip
+    rows = versus(settings, out, args.fresh, progress=not args.no_progress)
+    table = format_table(settings, rows)
+    write_text_durably(out / TABLE_FILE, table + "\n")
+    print(table)
+    print(f"{total} rounds in {out}/ ({', '.join(OUTPUT_FILES)})", file=sys.stderr)
     return 0
 
 

@@ -26,8 +26,9 @@ quick           a ``--quick`` scorecard's row (too small for findings)
 ==============  ==============================================================================
 
 The exploitability (:func:`exploitability`) is looked up, not measured: the row of
-``uno_rl exploit``'s results table (``docs/results/tables/exploitability.csv``, written by
-:mod:`uno_rl.docsite.exploit_tables`) for the agent's spec at the player count, its net
+``uno_rl exploit``'s results table (by default the one shipped with uno_rl, a copy of the
+docs' ``docs/results/tables/exploitability.csv`` that :mod:`uno_rl.docsite.exploit_tables`
+writes) for the agent's spec at the player count, its net
 points a round. Of several runs the one of the largest budget (training decisions) is taken,
 and of those the highest bound. The figure is a lower bound: what one best response found.
 """
@@ -40,6 +41,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from uno_rl.plumbing.resources import data_dir
+
 from . import formats
 from .limits import plural
 from .scorecard_protocol import CONFIDENCE, PRESET, SEEDS, Plan, opponents
@@ -51,6 +54,7 @@ __all__ = [
     "exploitability",
     "quick_note",
     "read_exploitability",
+    "shipped_exploitability",
     "scorecard_json",
     "scorecard_markdown",
     "scorecard_rows",
@@ -67,8 +71,16 @@ MEASURES = {
     "points_per_round": ("rounds", "points", "points", False),
     "matches_won": ("matches", "match_win_rate", "match_win", True),
 }
-#: Where ``uno_rl exploit``'s results are gathered (:mod:`uno_rl.docsite.exploit_tables`).
-EXPLOITABILITY_TABLE = "docs/results/tables/exploitability.csv"
+#: The exploitability table shipped with uno_rl (``agents/exploitability.csv``: ``uno_rl
+#: exploit``'s results for the shipped agents, gathered by :mod:`uno_rl.docsite.exploit_tables`).
+EXPLOITABILITY_TABLE = "agents/exploitability.csv"
+
+
+def shipped_exploitability() -> Path:
+    """Where the installed package keeps :data:`EXPLOITABILITY_TABLE`."""
+    return data_dir("agents") / Path(EXPLOITABILITY_TABLE).name
+
+
 #: What the scorecard says where no best response was trained against the agent.
 NOT_MEASURED = "not measured"
 

@@ -87,6 +87,10 @@ def choose_run_dir(
         for folder in reversed(unfinished):
             if _same_config(folder, resolved):
                 return folder, True
+        # A run stopped before it wrote config.json played nothing: start again in its folder.
+        unmarked = [d for d in unfinished if not (d / "config.json").exists()]
+        if unmarked:
+            return unmarked[-1], False
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = base / stamp
     suffix = 1

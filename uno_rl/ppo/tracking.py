@@ -11,7 +11,9 @@ W&B's own environment variables decide where the run goes: ``WANDB_MODE`` (``off
 written to disk only, sent later with ``wandb sync``; ``disabled``: nothing at all),
 ``WANDB_ENTITY``, ``WANDB_PROJECT`` (default :data:`PROJECT`), ``WANDB_NAME`` (default the
 run folder's ``NAME/<timestamp>``), ``WANDB_DIR`` (default the run folder: its files go to
-``RUN/wandb/``). The W&B run is grouped by the config's ``name``.
+``RUN/wandb/``). The W&B run is grouped by the config's ``name``. Once the run has trained,
+its final evaluation's tables (:data:`FINAL_TABLES`) go to the same W&B run as tables
+``final_eval/NAME``, at the run's last step.
 
 The W&B run's id is kept in the run folder (:data:`ID_FILE`), so that ``uno_rl train --resume
 RUN`` continues the same W&B run (``resume="allow"``), each update at its own step: none is
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +34,14 @@ from uno_rl.plumbing.durable import write_text_durably
 
 from .config import TrainConfig, TrainConfigError
 
-__all__ = ["ID_FILE", "PROJECT", "Tracker", "init_settings", "run_id"]
+__all__ = ["FINAL_TABLES", "ID_FILE", "PROJECT", "Tracker", "init_settings", "run_id"]
 
 #: The W&B project of a run unless ``WANDB_PROJECT`` names another.
 PROJECT = "uno_rl"
 #: The file of the run folder holding its W&B run id (one line).
 ID_FILE = "wandb_run_id.txt"
+#: The final evaluation's tables (``RUN/final_eval/NAME.csv``) a tracked run sends to W&B.
+FINAL_TABLES = ("agents", "pairs", "seats", "ratings")
 #: How the optional dependency is installed.
 INSTALL = "pip install 'uno_rl[track]'"
 
@@ -113,6 +117,28 @@ class Tracker:
         """Send ``row`` (scalars by name, each with a value) at step ``step``."""
         if self.run is not None:
             self.run.log(dict(row), step=step)
+
+    def log_tables(self, folder: Path, prefix: str, names: Sequence[str], step: int) -> None:
+        """Send the tables ``folder/NAME.csv`` of ``names`` (those there) as W&B tables
+        ``PREFIX/NAME`` at step ``step`` to the run of run folder ``folder`` (opened again
+        where it was closed: the training's own W&B run), then close it."""
+        if self.wandb is None:
+            return
+        import pandas as pd
+
+        tables = {
+            f"{prefix}/{name}": self.wandb.Table(
+                dataframe=pd.read_csv(folder / prefix / f"{name}.csv")
+            )
+            for name in names
+            if (folder / prefix / f"{name}.csv").is_file()
+        }
+        if not tables:
+            return
+        if self.run is None:
+            self.start(folder)
+        self.run.log(tables, step=step)
+        self.finish()
 
     def finish(self) -> None:
         """Close the W&B run (offline: its files are complete); again: nothing."""

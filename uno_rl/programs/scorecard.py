@@ -58,6 +58,7 @@ from uno_rl.eval.scorecard_report import (
     scorecard_json,
     scorecard_markdown,
     scorecard_rows,
+    shipped_exploitability,
 )
 from uno_rl.plumbing.cli import CliParser, count_type, print_error
 from uno_rl.plumbing.durable import replace_durably, write_text_durably
@@ -67,6 +68,10 @@ __all__ = ["OUTPUT_FILES", "build_parser", "default_out", "main"]
 
 #: What a scorecard writes into its folder (besides ``parts/``).
 OUTPUT_FILES = ("scorecard.md", "scorecard.json", "rows.csv", "settings.json")
+
+
+#: ``--exploitability``'s value for the table shipped with uno_rl.
+SHIPPED = "shipped"
 
 
 def build_parser() -> CliParser:
@@ -100,9 +105,10 @@ def build_parser() -> CliParser:
         help="play every part again, even those --out already holds",
     )  # fmt: skip
     parser.add_argument(
-        "--exploitability", default=EXPLOITABILITY_TABLE, metavar="CSV",
-        help="uno_rl exploit's results table to read the agent's exploitability from; where "
-        f"the file is missing it is 'not measured' (default {EXPLOITABILITY_TABLE})",
+        "--exploitability", default=SHIPPED, metavar="CSV",
+        help="uno_rl exploit's results table to read the agent's exploitability from; "
+        f"'{SHIPPED}': the table shipped with uno_rl ({EXPLOITABILITY_TABLE}); an agent it has "
+        f"no row of is 'not measured' (default {SHIPPED})",
     )  # fmt: skip
     parser.add_argument(
         "--workers", type=count_type(1, MAX_WORKERS), default=None,
@@ -163,8 +169,10 @@ def _run(argv: list[str], reached: dict) -> int:
     try:
         out = Path(args.out) if args.out is not None else default_out(args.agent)
         check_output_folder(out, "--out", OUTPUT_FILES)
-        table = read_exploitability(args.exploitability)
-        if table is None and args.exploitability != EXPLOITABILITY_TABLE:
+        shipped = args.exploitability == SHIPPED
+        source = EXPLOITABILITY_TABLE if shipped else args.exploitability
+        table = read_exploitability(shipped_exploitability() if shipped else source)
+        if table is None and not shipped:
             raise ValueError(f"--exploitability {args.exploitability}: no such file")
         plan = plan_scorecard(args.agent, [args.players] if args.players else None, args.quick)
         check_resumable(plan, out, args.fresh)
@@ -186,8 +194,8 @@ def _run(argv: list[str], reached: dict) -> int:
         print_error(error)
         return 2
     rows = scorecard_rows(plan, tables)
-    figures = {p: exploitability(table, plan.agent, p, args.exploitability) for p in plan.players}
-    source = args.exploitability if table is not None else f"{args.exploitability} (not found)"
+    figures = {p: exploitability(table, plan.agent, p, source) for p in plan.players}
+    source = source if table is not None else f"{source} (not found)"
     command = command_line(argv)
     markdown = scorecard_markdown(plan, rows, command, figures)
     write_text_durably(out / "scorecard.md", markdown)

@@ -111,7 +111,7 @@ from uno_rl.ppo.runs import (
     remove_stale_temporaries,
     restore_learner,
 )
-from uno_rl.ppo.tracking import Tracker
+from uno_rl.ppo.tracking import FINAL_TABLES, Tracker
 from uno_rl.ppo.update import imitation_targets, ppo_update
 
 __all__ = [
@@ -490,6 +490,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if report:
             print(report)
+            tracker = Tracker(config)  # W&B: the final tables join the training's run
+            tracker.log_tables(run, "final_eval", FINAL_TABLES, summary["learner_decisions"])
         print(f"policy: {run / 'policy.pt'} (agent spec ppo:checkpoint={run / 'policy.pt'})")
     except (TrainConfigError, CheckpointError, AgentError, RulesError, BackendError) as error:
         message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())

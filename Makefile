@@ -47,12 +47,16 @@ train: $(STAMP)
 
 # The package and the tests byte-compiled once (about a second): the suite starts many Python
 # processes, and where PYTHONDONTWRITEBYTECODE is set none of them would keep what it compiled.
+# The compiled engine too (about a minute the first time, then kept on disk), before the tests'
+# processes would each start compiling it.
 test: $(STAMP)
 	$(BIN)/python -m compileall -q uno_rl tests
+	$(BIN)/python -m uno_rl.core.compiled.warm
 	$(PYTEST)
 
 test-long: $(STAMP)
 	$(BIN)/python -m compileall -q uno_rl tests
+	$(BIN)/python -m uno_rl.core.compiled.warm
 	UNO_RL_TEST_PROFILE=long $(PYTEST)
 
 bench: $(STAMP)

@@ -9,7 +9,8 @@ from uno_rl.programs.bench import game_rows as bench_game_rows
 from uno_rl.programs.bench import peers as bench_peers
 
 KEYS = {"name", "players", "batch", "decisions_per_s", "rounds_per_s", "step_latency_us"}
-TINY = ["--quick", "--repeats", "1", "--seconds", "0.05", "--seed", "3"]
+# One engine: each row once (test_both_engines_run_each_row_side_by_side runs both).
+TINY = ["--quick", "--repeats", "1", "--seconds", "0.05", "--seed", "3", "--engines", "numpy"]
 
 
 def run_json(capsys, *args: str) -> list[dict]:
@@ -31,6 +32,19 @@ def test_core_rows_json(capsys):
             assert r[key] > 0, (key, r)
         assert r["rounds_per_s"] >= 0
         assert r["vs_rlcard"] is None  # no RLCard row requested
+
+
+def test_both_engines_run_each_row_side_by_side(capsys):
+    rows = run_json(capsys, "--rows", "core", "--players", "2", "--batch", "8",
+                    "--engines", "compiled", "numpy")  # fmt: skip
+    assert [(r["name"], r["engine"], r["batch"]) for r in rows] == [
+        ("core", "compiled", 8), ("core", "numpy", 8),
+    ]  # fmt: skip
+    compiled, numpy_row = rows
+    assert compiled["vs_numpy"] == pytest.approx(
+        compiled["decisions_per_s"] / numpy_row["decisions_per_s"]
+    )
+    assert numpy_row["vs_numpy"] is None
 
 
 def test_table_output(capsys):

@@ -76,6 +76,9 @@ def installed(tmp_path_factory):
     )  # fmt: skip
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["OMP_NUM_THREADS"] = "1"
+    # The NumPy path, forced: a compiled engine would compile afresh in this environment (a
+    # minute); test_the_wheel_picks_the_compiled_engine_where_numba_imports checks that path.
+    env["UNO_RL_ENGINE"] = "numpy"
     empty = root / "empty"
     empty.mkdir()
     return venv, env, empty, wheel
@@ -100,17 +103,36 @@ def test_imports_from_the_wheel(installed):
         "from pathlib import Path\n"
         f"assert Path(uno_rl.__file__).resolve().is_relative_to({str(venv.resolve())!r}), uno_rl.__file__\n"
         f"assert not any(p and Path(p).resolve() == Path({str(REPO)!r}) for p in sys.path)\n"
-        "from uno_rl.core import load_rules\n"
+        "from uno_rl.core import engine, load_rules\n"
         "from uno_rl.agents import make_agent\n"
         "rules = load_rules('official')\n"
         "agent = make_agent('ppo-official-2p', rules)\n"
         "from uno_rl.programs import train\n"
         "assert train.QUICKSTART.is_file(), train.QUICKSTART\n"
+        "from uno_rl.core.backend import engine_name\n"
+        "engine.reset(rules, [1])\n"
+        "assert engine_name() == 'numpy', engine_name()\n"
         "print(uno_rl.__version__, agent)\n"
     )
     out = run([venv / "bin" / "python", "-c", code], empty, env)
     assert "ppo" in out
     assert not any(empty.iterdir())
+
+
+def test_the_wheel_picks_the_compiled_engine_where_numba_imports(installed):
+    """Without UNO_RL_ENGINE the wheel's uno_rl uses the compiled engine (numba is in the
+    environment), whose kernels live in the wheel (only the dispatch is checked here: compiling
+    them is what test_backend's processes do from the source tree)."""
+    venv, env, empty, _ = installed
+    code = (
+        "from uno_rl.core import backend\n"
+        "from uno_rl.core.compiled import warm\n"
+        "from pathlib import Path\n"
+        f"assert Path(warm.__file__).resolve().is_relative_to({str(venv.resolve())!r})\n"
+        "print(backend.select_engine(None))\n"
+    )
+    clean = {k: v for k, v in env.items() if k != "UNO_RL_ENGINE"}
+    assert run([venv / "bin" / "python", "-c", code], empty, clean).strip() == "compiled"
 
 
 #: Run in the wheel's environment: execute a notebook as Jupyter does (its folder as the

@@ -119,6 +119,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    from uno_rl.core.backend import EngineChoiceError, check_engine_variable
+
+    problem = check_engine_variable()
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     module, function, _ = COMMANDS[name]
     try:
         program = getattr(importlib.import_module(module), function)
@@ -134,6 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(printable(stop.code), file=sys.stderr)
         return 1
+    except EngineChoiceError as error:  # UNO_RL_ENGINE=compiled where numba does not import
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # Ctrl-C in a program without its own handling (simulate, bench)
         print(f"interrupted: {PROG} {name} stopped", file=sys.stderr)
         return 130

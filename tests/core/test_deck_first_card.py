@@ -58,8 +58,9 @@ def test_simulate_refuses_the_deck_in_one_line(tmp_path, capsys):
 
 def test_the_deal_is_bounded_even_if_the_deck_check_were_bypassed(tmp_path, monkeypatch):
     # With the bound lowered to 2 reshuffles, a deck keeping one first card in a pile of 42
-    # needs more in some deals: both the engine and the reference stop with an error.
-    from uno_rl.core import deal, reference
+    # needs more in some deals: both the NumPy engine and the reference stop with an error
+    # (the compiled engine's bound is compiled in).
+    from uno_rl.core import deal, numpy_engine, reference
 
     path = deck_file(tmp_path, '"+4" = 40\n"1-7" = 1\n"red 8" = 1')
     rules = load_rules("official", players=4, deck=str(path))
@@ -67,7 +68,7 @@ def test_the_deal_is_bounded_even_if_the_deck_check_were_bypassed(tmp_path, monk
     monkeypatch.setattr(reference, "MAX_FIRST_CARD_ATTEMPTS", 2)
     seeds = np.arange(200, dtype=np.uint64)
     with pytest.raises(RuntimeError, match=r"could be turned first after 2 reshuffles"):
-        engine.reset(rules, seeds)
+        numpy_engine.reset(rules, seeds)
     with pytest.raises(RuntimeError, match=r"could be turned first after 2 reshuffles"):
         for seed in range(200):
             reference.ReferenceGame(rules, seed)

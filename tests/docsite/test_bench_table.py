@@ -14,7 +14,7 @@ from uno_rl.docsite.bench_table import bench_table, read_bench_rows
 
 COMMAND = [
     "bench", "--rows", "core", "rlcard-step", "--players", "2", "--batch", "64",
-    "--repeats", "1", "--seconds", "0.1", "--json",
+    "--repeats", "1", "--seconds", "0.1", "--engines", "compiled", "numpy", "--json",
 ]  # fmt: skip
 
 
@@ -26,14 +26,17 @@ def test_a_bench_run_becomes_the_table(tmp_path):
     path = tmp_path / "bench.json"
     path.write_text(out)
     rows = read_bench_rows(path)
-    assert [row["name"] for row in rows] == ["core", "rlcard-step"]
+    assert [(row["name"], row["engine"]) for row in rows] == [
+        ("core", "compiled"), ("core", "numpy"), ("rlcard-step", ""),
+    ]  # fmt: skip
     table = bench_table(rows, "2 CPU cores")
     lines = table.splitlines()
     assert lines[0].startswith("# ")
-    core = next(line for line in lines if line.startswith("| `core`"))
-    ratio = rows[0]["vs_rlcard"]
-    assert f"{ratio:.2f}x" in core
+    core = next(line for line in lines if line.startswith("| `core` | compiled |"))
+    assert f"{rows[0]['vs_rlcard']:.2f}x" in core and f"{rows[0]['vs_numpy']:.2f}x" in core
     assert f"{rows[0]['decisions_per_s']:,.0f}" in core
+    numpy_core = next(line for line in lines if line.startswith("| `core` | numpy |"))
+    assert numpy_core.endswith("x |  |")  # no ratio of the NumPy engine to itself
     assert "rows `core`, `rlcard-step`; 2 players" in table and "2 CPU cores" in table
 
 

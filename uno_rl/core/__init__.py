@@ -1,11 +1,12 @@
-"""uno_rl.core: the batched UNO engine (NumPy only).
+"""uno_rl.core: the batched UNO engine.
 
 ``load_rules`` gives a validated :class:`Rules`; :mod:`.engine` resets, masks and steps
-N games at once (its work is split over :mod:`.deal`, :mod:`.piles`, :mod:`.legality`,
-:mod:`.masks`, :mod:`.card_moves`, :mod:`.effects`, :mod:`.turns`, :mod:`.scoring` and
-:mod:`.sampling`, on the tables of :mod:`.tables` and :mod:`.layout`); :mod:`.observe`
-encodes observations; :mod:`.reference` is the readable one-game oracle the engine is tested
-against.
+N games at once, on the engine :mod:`.backend` picks: the compiled one (:mod:`.compiled`,
+numba) where it is installed, else the NumPy one (:mod:`.numpy_engine`, whose work is split
+over :mod:`.deal`, :mod:`.piles`, :mod:`.legality`, :mod:`.masks`, :mod:`.card_moves`,
+:mod:`.effects`, :mod:`.turns`, :mod:`.scoring` and :mod:`.sampling`, on the tables of
+:mod:`.tables` and :mod:`.layout`); :mod:`.observe` encodes observations; :mod:`.reference`
+is the readable one-game oracle both engines are tested against.
 
 Conventions of the core's functions and shapes (used, not redefined, throughout):
 

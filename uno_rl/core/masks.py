@@ -24,7 +24,7 @@ from .cards import KIND_RANK, WILD, WILD_DRAW_FOUR
 from .hand_changes import swap_targets
 from .layout import SWAP_HANDS
 from .legality import draw_four_legal, last_card_filter, matches
-from .phases import PLAY
+from .phases import OVER, PHASE_NAMES, PLAY
 from .state import State
 from .views import group, hand_of
 
@@ -207,3 +207,39 @@ _PHASE_MASKS = (
     _jump_mask,
     None,
 )
+
+
+def check_actions(s: State, actions, games: np.ndarray | None, masks) -> np.ndarray:
+    """The actions as int64 (one per game of ``games``, or of the batch), or a clear error;
+    ``masks(s, games)`` is the engine's legal mask (the NumPy or the compiled one)."""
+    array = np.asarray(actions)
+    layout = s.rules.layout
+    width = layout.num_actions
+    ids = np.arange(s.num_games) if games is None else games
+    n = ids.size
+    if array.shape != (n,):
+        raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"actions must be integers, got dtype {array.dtype}")
+    bad = np.flatnonzero((array < 0) | (array >= width))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"game {int(ids[i])}: action {int(array[i])} is out of range [0, {width})")
+    over = np.flatnonzero(s.phase[ids] == OVER)
+    if over.size:
+        raise ValueError(
+            f"game {int(ids[over[0]])}: the game is over; reset it (reset_games) before stepping"
+        )
+    array = array.astype(np.int64)
+    mask = masks(s, games)
+    illegal = np.flatnonzero(~mask[np.arange(n), array])
+    if illegal.size:
+        i = int(illegal[0])
+        game = int(ids[i])
+        legal = np.flatnonzero(mask[i])
+        raise ValueError(
+            f"game {game}: illegal action {int(array[i])} ({layout.action_name(int(array[i]))}) for "
+            f"seat {int(s.actor[game])} in phase '{PHASE_NAMES[s.phase[game]]}'; legal actions: "
+            + ", ".join(f"{a} ({layout.action_name(a)})" for a in legal)
+        )
+    return array

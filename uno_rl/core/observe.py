@@ -13,15 +13,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backend import compiled_engine
 from .observe_layout import OBS_SIZE, OTHER_SEATS, PIECES, SLICES
 from .phases import DRAWN, OVER
 from .state import State
 
-__all__ = ["OBS_SIZE", "PIECES", "SLICES", "observe"]
+__all__ = ["OBS_SIZE", "PIECES", "SLICES", "observe", "observe_numpy"]
 
 
 def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
-    """(N, O) float32: the observation of seat ``seats[i]`` in game ``i``.
+    """(N, O) float32: the observation of seat ``seats[i]`` in game ``i``, from the engine in
+    use (:mod:`uno_rl.core.backend`); the arguments are those of :func:`observe_numpy`."""
+    compiled = compiled_engine()
+    if compiled is not None:
+        return compiled.observe(state, seats, out)
+    return observe_numpy(state, seats, out)
+
+
+def observe_numpy(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
+    """(N, O) float32: the observation of seat ``seats[i]`` in game ``i`` (NumPy).
 
     Args:
         state: N games.

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backend import compiled_engine
+
 
 def _true_positions(flat: np.ndarray) -> np.ndarray:
     """(m,) int64 positions of the True entries of a 1-d bool array, ascending.
@@ -27,7 +29,16 @@ def _true_positions(flat: np.ndarray) -> np.ndarray:
 
 
 def sample_legal_actions(mask: np.ndarray, generator: np.random.Generator) -> np.ndarray:
-    """(N,) int64: a uniformly random legal action per game (each game needs one).
+    """(N,) int64: a uniformly random legal action per game, from the engine in use
+    (:mod:`uno_rl.core.backend`; both draw the same actions): see :func:`sample_numpy`."""
+    compiled = compiled_engine()
+    if compiled is not None:
+        return compiled.sample_legal_actions(mask, generator)
+    return sample_numpy(mask, generator)
+
+
+def sample_numpy(mask: np.ndarray, generator: np.random.Generator) -> np.ndarray:
+    """(N,) int64: a uniformly random legal action per game (each game needs one; NumPy).
 
     Args:
         mask: (N, A) bool legal mask (A: the layout's actions, :mod:`uno_rl.core`).

@@ -85,6 +85,16 @@ class State:
     _mask: np.ndarray | None = dataclasses.field(default=None, repr=False)
     #: (games, their mask rows) of the last legal_mask(state, games) call, until the next step
     _rows_mask: tuple[np.ndarray, np.ndarray] | None = dataclasses.field(default=None, repr=False)
+    #: the compiled engine's view of these arrays (uno_rl.core.compiled.nb_state.game_arrays)
+    _compiled: object = dataclasses.field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        if name[0] != "_":  # a field replaced: the compiled view holds the old array
+            object.__setattr__(self, "_compiled", None)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_compiled": None}  # the compiled view is rebuilt on demand
 
     def __post_init__(self) -> None:
         # The engine addresses (game, seat, card) through flat views of these arrays.
@@ -166,13 +176,17 @@ class State:
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
-            if f.name not in ("rules", "_mask", "_rows_mask")
+            if f.name != "rules" and not f.name.startswith("_")
         }
 
     def copy(self) -> State:
         """A deep copy (arrays copied)."""
         return dataclasses.replace(
-            self, **{k: v.copy() for k, v in self.arrays().items()}, _mask=None, _rows_mask=None
+            self,
+            **{k: v.copy() for k, v in self.arrays().items()},
+            _mask=None,
+            _rows_mask=None,
+            _compiled=None,
         )
 
     def take(self, games) -> State:
@@ -182,6 +196,7 @@ class State:
             **{k: v[games].copy() for k, v in self.arrays().items()},
             _mask=None,
             _rows_mask=None,
+            _compiled=None,
         )
 
     def invalidate(self) -> None:

@@ -55,8 +55,10 @@ def _number(value: float | None, digits: int = 0) -> str:
 def bench_table(rows: list[dict], machine: str) -> str:
     """Markdown: a title, what ran, and one line per row.
 
-    Columns: row, what it times, players, games in lockstep, decisions/s, rounds/s and the
-    ratio to the RLCard row of the same player count in the same run (blank without one).
+    Columns: row, engine (compiled or NumPy; blank for another library's row), what it times,
+    players, games in lockstep, decisions/s, rounds/s, the ratio to the RLCard row of the same
+    player count and a compiled row's ratio to the NumPy engine's same row, both in the same run
+    (blank without one).
     ``machine`` says what ran it (``"2 CPU cores"``).
     """
     names = ", ".join(dict.fromkeys(f"`{row['name']}`" for row in rows))
@@ -69,15 +71,17 @@ def bench_table(rows: list[dict], machine: str) -> str:
         f"One run of `uno_rl bench --json` on {machine} (rows {names}; {players} players): "
         "the median of each row's timed repeats.",
         "",
-        "| row | what it times | players | games | decisions/s | rounds/s | vs RLCard |",
-        "|---|---|---|---|---|---|---|",
+        "| row | engine | what it times | players | games | decisions/s | rounds/s "
+        "| vs RLCard | vs NumPy engine |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        ratio = row.get("vs_rlcard")
+        ratio, over_numpy = row.get("vs_rlcard"), row.get("vs_numpy")
         lines.append(
-            f"| `{row['name']}` | {ROW_TEXT.get(row['name'], '')} | {row['players']} "
-            f"| {_number(row.get('batch'))} | {_number(row['decisions_per_s'])} "
-            f"| {_number(row.get('rounds_per_s'), 1)} "
-            f"| {'' if ratio is None else f'{ratio:.2f}x'} |"
+            f"| `{row['name']}` | {row.get('engine') or ''} | {ROW_TEXT.get(row['name'], '')} "
+            f"| {row['players']} | {_number(row.get('batch'))} "
+            f"| {_number(row['decisions_per_s'])} | {_number(row.get('rounds_per_s'), 1)} "
+            f"| {'' if ratio is None else f'{ratio:.2f}x'} "
+            f"| {'' if over_numpy is None else f'{over_numpy:.2f}x'} |"
         )
     return "\n".join(lines) + "\n"

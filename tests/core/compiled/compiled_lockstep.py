@@ -11,8 +11,8 @@ import numpy as np
 from uno_rl.core import deal as numpy_deal
 from uno_rl.core import masks as numpy_masks
 from uno_rl.core.compiled import nb_engine
-from uno_rl.core.engine import sample_legal_actions
-from uno_rl.core.engine import step as numpy_step
+from uno_rl.core.numpy_engine import sample_legal_actions
+from uno_rl.core.numpy_engine import step as numpy_step
 from uno_rl.core.rules import Rules
 from uno_rl.core.scoring import StepResult
 from uno_rl.core.state import State

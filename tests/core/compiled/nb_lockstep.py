@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 from core.test_differential import COMBO_PLAYERS, PRESET_CASES, SWITCH_COMBOS, prefer_play
 
-from uno_rl.core import engine
+from uno_rl.core import numpy_engine as engine
 from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.core.state import State

@@ -22,7 +22,8 @@ from core.test_differential import expected_phases, rule_sets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uno_rl.core import engine, load_rules
+from uno_rl.core import load_rules
+from uno_rl.core import numpy_engine as engine
 from uno_rl.core.compiled.nb_masks import has_swap_target, legal_masks, swap_target_allowed
 from uno_rl.core.compiled.nb_rules import rule_tables
 from uno_rl.core.compiled.nb_state import game_arrays

@@ -23,11 +23,12 @@ from core.test_differential import rule_sets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uno_rl.core import engine, load_rules
+from uno_rl.core import load_rules
+from uno_rl.core import numpy_engine as engine
 from uno_rl.core.compiled.nb_observe import observe_into, observe_many
 from uno_rl.core.compiled.nb_rules import OBS_PIECES, rule_tables
 from uno_rl.core.compiled.nb_state import game_arrays
-from uno_rl.core.observe import observe
+from uno_rl.core.observe import observe_numpy as observe
 from uno_rl.core.rules import Rules
 from uno_rl.core.state import State
 

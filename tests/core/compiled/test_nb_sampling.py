@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from uno_rl.core.compiled.nb_sampling import sample_legal_actions as compiled_sample
-from uno_rl.core.sampling import sample_legal_actions
+from uno_rl.core.sampling import sample_numpy as sample_legal_actions
 
 
 @pytest.mark.parametrize("density", [0.02, 0.2, 0.9])

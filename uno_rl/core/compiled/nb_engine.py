@@ -1,21 +1,33 @@
-"""The compiled engine's batched API: :func:`reset`, :func:`reset_games`, :func:`step` and
-:func:`legal_mask`, with the NumPy engine's signatures, checks and results
-(:mod:`uno_rl.core.engine`), each game's work done by the compiled kernel."""
+"""The compiled engine's batched API: :func:`reset`, :func:`reset_games`, :func:`step`,
+:func:`legal_mask`, :func:`observe` and :func:`sample_legal_actions`, with the NumPy engine's
+signatures, checks and results (:mod:`uno_rl.core.numpy_engine`), each game's work done by
+the compiled kernel."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..deal import _as_seeds, _no_first_card
-from ..masks import check_games
-from ..phases import OVER, PHASE_NAMES
+from ..masks import check_actions, check_games
 from ..rules import MAX_FIRST_CARD_ATTEMPTS, Rules
 from ..scoring import StepResult
 from ..state import STAT_NAMES, State
 from .nb_loops import deal_games, step_games
 from .nb_masks import legal_masks
+from .nb_observe import observe_many
 from .nb_rules import rule_tables
+from .nb_sampling import sample_legal_actions
 from .nb_state import game_arrays
+
+try:  # numba colours its error texts with colorama, whose exit handler would then write a
+    # terminal reset code to a terminal's output, colours off or not: keep it from registering
+    import colorama.initialise
+
+    colorama.initialise.atexit_done = True
+except ImportError:
+    pass
+
+__all__ = ["legal_mask", "observe", "reset", "reset_games", "sample_legal_actions", "step"]
 
 
 def reset(rules: Rules, seeds) -> State:
@@ -78,13 +90,34 @@ def _masks(state: State, games: np.ndarray) -> np.ndarray:
     return out
 
 
+def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
+    """(N, O) float32: the observation of seat ``seats[i]`` in game ``i``
+    (:func:`uno_rl.core.observe.observe_numpy`: same arguments and errors)."""
+    n, p = state.num_games, state.rules.players
+    size = state.rules.layout.obs_size
+    seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
+    bad = (seats < 0) | (seats >= p)
+    if bad.any():
+        raise ValueError(f"observing seats must be in [0, {p}), got {seats[bad][0]}")
+    if out is None:
+        out = np.empty((n, size), np.float32)  # every row cleared by the kernel
+    elif out.shape != (n, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
+        if out.shape != (n, size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape {(n, size)}")
+        out[:] = observe(state, seats)
+        return out
+    games = np.arange(n, dtype=np.int64)
+    observe_many(game_arrays(state), rule_tables(state.rules), games, seats, out)
+    return out
+
+
 def step(state: State, actions, games=None, *, validate: bool = True) -> StepResult:
     """Apply one action per game (:func:`uno_rl.core.engine.step`: same arguments, checks,
     errors and result)."""
     s = state
     if validate:
         rows = np.arange(s.num_games, dtype=np.int64) if games is None else check_games(s, games)
-        actions = _check_actions(s, actions, None if games is None else rows)
+        actions = check_actions(s, actions, None if games is None else rows, legal_mask)
     else:
         rows = (
             np.arange(s.num_games, dtype=np.int64) if games is None else np.asarray(games, np.int64)
@@ -111,38 +144,3 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
         decisions=ints[1],
         **{name: stats[i] for i, name in enumerate(STAT_NAMES)},
     )
-
-
-def _check_actions(s: State, actions, games: np.ndarray | None) -> np.ndarray:
-    """The actions as int64, or the NumPy engine's clear error."""
-    array = np.asarray(actions)
-    layout = s.rules.layout
-    width = layout.num_actions
-    ids = np.arange(s.num_games) if games is None else games
-    n = ids.size
-    if array.shape != (n,):
-        raise ValueError(f"actions must have shape ({n},) (one per game), got {array.shape}")
-    if not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"actions must be integers, got dtype {array.dtype}")
-    bad = np.flatnonzero((array < 0) | (array >= width))
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"game {int(ids[i])}: action {int(array[i])} is out of range [0, {width})")
-    over = np.flatnonzero(s.phase[ids] == OVER)
-    if over.size:
-        raise ValueError(
-            f"game {int(ids[over[0]])}: the game is over; reset it (reset_games) before stepping"
-        )
-    array = array.astype(np.int64)
-    mask = legal_mask(s, games)
-    illegal = np.flatnonzero(~mask[np.arange(n), array])
-    if illegal.size:
-        i = int(illegal[0])
-        game = int(ids[i])
-        legal = np.flatnonzero(mask[i])
-        raise ValueError(
-            f"game {game}: illegal action {int(array[i])} ({layout.action_name(int(array[i]))}) for "
-            f"seat {int(s.actor[game])} in phase '{PHASE_NAMES[s.phase[game]]}'; legal actions: "
-            + ", ".join(f"{a} ({layout.action_name(a)})" for a in legal)
-        )
-    return array

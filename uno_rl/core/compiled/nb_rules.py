@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+import numba
 import numpy as np
 from numba.core import types
 from numba.experimental import structref
@@ -98,6 +99,12 @@ class RuleTables(structref.StructRefProxy):
 structref.define_proxy(RuleTables, RuleTablesType, list(_FIELDS))
 
 
+@numba.njit(cache=True)
+def _new_rule_tables(*fields):
+    # Compiled once and cached on disk, unlike the proxy's own constructor.
+    return RuleTables(*fields)
+
+
 def code(switch: str, value: str) -> int:
     """The code of ``value`` of the string switch ``switch`` (its index in CHOICES)."""
     return CHOICES[switch].index(value)
@@ -160,6 +167,6 @@ def rule_tables(rules: Rules) -> RuleTables:
     for name in ("players", "hand_size", "uno_penalty", "match_target", "match_rounds",
                  "max_turns", "num_kinds", "num_actions"):  # fmt: skip
         values[name] = int(values[name])
-    tables = RuleTables(*(values[name] for name in _FIELDS))
+    tables = _new_rule_tables(*(values[name] for name in _FIELDS))
     tables.fields = values
     return tables

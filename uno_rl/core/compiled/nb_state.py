@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numba
 from numba.core import types
 from numba.experimental import structref
 
@@ -19,7 +20,7 @@ from .nb_struct import register
 
 #: State's per-game array fields, in declaration order.
 FIELDS = tuple(
-    f.name for f in dataclasses.fields(State) if f.name not in ("rules", "_mask", "_rows_mask")
+    f.name for f in dataclasses.fields(State) if not f.name.startswith("_") and f.name != "rules"
 )
 
 
@@ -45,9 +46,20 @@ class GameArrays(structref.StructRefProxy):
 structref.define_proxy(GameArrays, GameArraysType, list(FIELDS))
 
 
+@numba.njit(cache=True)
+def _new_game_arrays(*fields):
+    # Built in compiled code, cached on disk: the proxy's own constructor compiles afresh in
+    # every process (seconds).
+    return GameArrays(*fields)
+
+
 def game_arrays(state: State) -> GameArrays:
-    """The arrays of ``state`` (the same objects: the kernel's writes land in ``state``)."""
-    fields = {name: getattr(state, name) for name in FIELDS}
-    arrays = GameArrays(*fields.values())
-    arrays.fields = fields
+    """The arrays of ``state`` (the same objects: the kernel's writes land in ``state``),
+    kept on the state until one of its fields is replaced (:meth:`State.__setattr__`)."""
+    arrays = state._compiled
+    if arrays is None:
+        fields = {name: getattr(state, name) for name in FIELDS}
+        arrays = _new_game_arrays(*fields.values())
+        arrays.fields = fields
+        state._compiled = arrays
     return arrays

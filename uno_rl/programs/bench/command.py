@@ -43,7 +43,10 @@ pimc          the ``pimc`` search agent (``--pimc-spec``, default its defaults; 
               call per step (:mod:`uno_rl.programs.bench.search_rows`); decisions/s of the agent
 ============  =================================================================================
 
-Columns: ``decisions_per_s`` (game-steps per second: every game of the batch takes one decision
+Every row that plays uno_rl's engine runs once per engine of ``--engines`` (default: the
+compiled engine and the NumPy one, in the same run; :mod:`uno_rl.core.backend`), in the column
+``engine``; ``vs_numpy`` is a compiled row's decisions/s over the NumPy row's. Columns:
+``decisions_per_s`` (game-steps per second: every game of the batch takes one decision
 per step), ``rounds_per_s`` (finished rounds, truncated ones included), both the median over
 ``--repeats`` timed repeats of ``--seconds`` each after one untimed warm-up repeat;
 ``step_latency_us``, the median wall time of one step of the whole batch (at N = 1, the latency
@@ -85,6 +88,7 @@ import pandas as pd
 
 from uno_rl.agents import AgentError, make_agent
 from uno_rl.core import load_rules
+from uno_rl.core.backend import ENGINES, compiled_available, engine_name, select_engine
 from uno_rl.plumbing.cli import MAX_COUNT, CliParser, count_type, fail, float_type, seed_type
 from uno_rl.programs.bench.game_rows import (
     aec_rlcard_rows,
@@ -109,6 +113,7 @@ MAX_REPEATS = 1000
 MAX_SECONDS = 3600.0
 COLUMNS = [
     "name",
+    "engine",
     "deck",
     "players",
     "batch",
@@ -119,6 +124,7 @@ COLUMNS = [
     "vs_rlcard",
     "vs_one_env",
     "vs_classic",
+    "vs_numpy",
     "note",
 ]
 
@@ -134,9 +140,11 @@ def run_bench(
     train_decisions: int = 2_000_000,
     decks: Sequence[str] = ("classic",),
     pimc_spec: str = "pimc",
+    engines: Sequence[str] = ("numpy",),
 ) -> pd.DataFrame:
     """Every requested row; returns the tidy table (one row per measurement). The ``core``
-    and ``core-obs`` rows run once per deck of ``decks``, the others on the classic deck."""
+    and ``core-obs`` rows run once per deck of ``decks``, the others on the classic deck;
+    every row that plays uno_rl's engine runs once per engine of ``engines``."""
     records: list[dict] = []
 
     def add(record: dict | None) -> None:
@@ -148,6 +156,59 @@ def run_bench(
             f"{record['decisions_per_s']:,.0f} decisions/s, {record['rounds_per_s']:,.1f} rounds/s"
         )
 
+    measured: dict[int, dict] = {}  # rlcard-step rows, by the player count RLCard ran
+    with_rlcard = "rlcard-step" in rows and importlib.util.find_spec("rlcard") is not None
+    in_use = engine_name()
+    try:
+        for name in engines:
+            select_engine(name)
+            start = len(records)
+            _engine_rows(rows, players, batches, seconds, repeats, seed, evaluate_rounds,
+                         train_decisions, decks, pimc_spec, add, measured, with_rlcard)  # fmt: skip
+            for record in records[start:]:
+                record["engine"] = name
+    finally:
+        select_engine(in_use)
+    if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
+        log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
+    elif "rlcard-step" in rows:
+        for record in list(measured.values()):
+            add(record)
+        for p in players:
+            record = rlcard_row(p, seconds, repeats, seed, measured)
+            if record is not None:
+                measured[record["players"]] = record
+            add(record)
+
+    for record in records:
+        record.setdefault("deck", "classic")
+        record.setdefault("engine", "")  # another library's row
+    table = pd.DataFrame(records, columns=COLUMNS)
+    # Our decisions/s over RLCard's at the same player count (NaN where RLCard has no such row).
+    rlcard_speed = table[table.name == "rlcard-step"].set_index("players")["decisions_per_s"]
+    table["vs_rlcard"] = table.decisions_per_s / table.players.map(rlcard_speed).astype(float)
+    table.loc[table.name.isin(["rlcard-step", "maskable-ppo", "pimc"]), "vs_rlcard"] = math.nan
+    # A deck's core rows over the classic deck's at the same row, engine, players and batch.
+    key = ["name", "engine", "players", "batch"]
+    classic = table[table.deck == "classic"].set_index(key)["decisions_per_s"]
+    same = table.set_index(key).index.map(lambda k: classic.get(k, math.nan))
+    ratio = table.decisions_per_s / np.asarray(same, float)
+    table["vs_classic"] = ratio.where(
+        table.name.isin(["core", "core-obs"]) & (table.deck != "classic")
+    )
+    # The compiled engine's rows over the NumPy engine's same row in the same run.
+    key = ["name", "deck", "players", "batch"]
+    numpy_speed = table[table.engine == "numpy"].set_index(key)["decisions_per_s"]
+    same = table.set_index(key).index.map(lambda k: numpy_speed.get(k, math.nan))
+    table["vs_numpy"] = (table.decisions_per_s / np.asarray(same, float)).where(
+        table.engine == "compiled"
+    )
+    return table
+
+
+def _engine_rows(rows, players, batches, seconds, repeats, seed, evaluate_rounds, train_decisions,
+                 decks, pimc_spec, add, measured, with_rlcard) -> None:  # fmt: skip
+    """The rows that play uno_rl's engine, on the engine selected now (:func:`run_bench`)."""
     for p in players:
         for kind in ("core", "core-obs"):
             if kind in rows:
@@ -155,14 +216,12 @@ def run_bench(
                     for deck in decks:
                         obs = kind == "core-obs"
                         add(core_row(p, n, seconds, repeats, seed, with_obs=obs, deck=deck))
-    measured: dict[int, dict] = {}  # rlcard-step rows, by the player count RLCard ran
-    with_rlcard = "rlcard-step" in rows and importlib.util.find_spec("rlcard") is not None
     if "aec" in rows:
         for p in players:
             if p == 2 and with_rlcard:
                 aec, rl = aec_rlcard_rows(seconds, repeats, seed)
                 add(aec)
-                measured[rl["players"]] = rl
+                measured.setdefault(rl["players"], rl)  # the first engine's pass: one row
             else:
                 add(aec_row(p, seconds, repeats, seed))
     if "vector" in rows:
@@ -180,33 +239,6 @@ def run_bench(
         for p in players:
             for record in maskable_ppo_rows(p, seconds, repeats, seed):
                 add(record)
-    if "rlcard-step" in rows and importlib.util.find_spec("rlcard") is None:
-        log("rlcard-step rows skipped: rlcard is not installed (pip install -e '.[rlcard]')")
-    elif "rlcard-step" in rows:
-        for record in list(measured.values()):
-            add(record)
-        for p in players:
-            record = rlcard_row(p, seconds, repeats, seed, measured)
-            if record is not None:
-                measured[record["players"]] = record
-            add(record)
-
-    for record in records:
-        record.setdefault("deck", "classic")
-    table = pd.DataFrame(records, columns=COLUMNS)
-    # Our decisions/s over RLCard's at the same player count (NaN where RLCard has no such row).
-    rlcard_speed = table[table.name == "rlcard-step"].set_index("players")["decisions_per_s"]
-    table["vs_rlcard"] = table.decisions_per_s / table.players.map(rlcard_speed).astype(float)
-    table.loc[table.name.isin(["rlcard-step", "maskable-ppo", "pimc"]), "vs_rlcard"] = math.nan
-    # A deck's core rows over the classic deck's at the same row, players and batch.
-    key = ["name", "players", "batch"]
-    classic = table[table.deck == "classic"].set_index(key)["decisions_per_s"]
-    same = table.set_index(key).index.map(lambda k: classic.get(k, math.nan))
-    ratio = table.decisions_per_s / np.asarray(same, float)
-    table["vs_classic"] = ratio.where(
-        table.name.isin(["core", "core-obs"]) & (table.deck != "classic")
-    )
-    return table
 
 
 def _json_value(value):
@@ -276,6 +308,13 @@ def build_parser() -> CliParser:
         default=None,
         help=f"agent of the pimc row (default pimc; quick {QUICK_PIMC})",
     )
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=ENGINES,
+        default=None,
+        help="engines whose rows to run (default compiled numpy; numpy where numba is missing)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per row")
     parser.add_argument(
         "--evaluate-rounds",
@@ -322,13 +361,16 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
     evaluate_rounds = _or_default(args.evaluate_rounds, 50_000 if args.quick else 1_000_000)
     train_decisions = _or_default(args.train_decisions, 200_000 if args.quick else 2_000_000)
     pimc_spec = _or_default(args.pimc_spec, QUICK_PIMC if args.quick else "pimc")
+    engines = args.engines or (["compiled", "numpy"] if compiled_available() else ["numpy"])
     try:
+        for name in dict.fromkeys(engines):
+            select_engine(name)  # the compiled engine where numba is missing: one line
         check_setup(args.rows, args.players, train_decisions, args.seed, args.decks, pimc_spec)
-    except (AgentError, ValueError) as error:  # RulesError and TrainConfigError included
+    except (AgentError, ValueError) as error:  # RulesError, EngineChoiceError included
         fail(str(error))
     log(
         f"rows={','.join(args.rows)} players={args.players} batch={args.batch} "
-        f"repeats={repeats} seconds={seconds} seed={args.seed}"
+        f"repeats={repeats} seconds={seconds} seed={args.seed} engines={','.join(engines)}"
     )
     table = run_bench(
         args.rows,
@@ -341,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
         train_decisions,
         args.decks,
         pimc_spec=pimc_spec,
+        engines=engines,
     )
 
     if args.json:
@@ -363,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
                     "vs_rlcard": _fmt("{:,.1f}x"),
                     "vs_one_env": _fmt("{:,.1f}x"),
                     "vs_classic": _fmt("{:.0%}"),
+                    "vs_numpy": _fmt("{:,.1f}x"),
                 },
             )
         )

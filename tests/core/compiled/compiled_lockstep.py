@@ -1,5 +1,6 @@
 """Play the NumPy engine and the compiled one side by side from the same deal seeds with the
-same actions, and require the same state, masks, observations and step results at every step.
+same actions, and require the same state, masks, the actor's observation and step results at
+every step.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 from uno_rl.core import deal as numpy_deal
 from uno_rl.core import masks as numpy_masks
 from uno_rl.core.compiled import nb_engine
+from uno_rl.core.numpy_engine import observe as numpy_observe
 from uno_rl.core.numpy_engine import sample_legal_actions
 from uno_rl.core.numpy_engine import step as numpy_step
 from uno_rl.core.rules import Rules
@@ -89,6 +91,8 @@ def play_lockstep(rules: Rules, num_games: int, decisions: int, seed: int) -> Pl
     while played.decisions < decisions:
         mask = numpy_masks.legal_mask(ours)
         assert (mask == nb_engine.legal_mask(theirs)).all(), "legal masks differ"
+        seen = numpy_observe(ours, ours.actor)
+        assert (seen == nb_engine.observe(theirs, theirs.actor)).all(), "observations differ"
         actions = prefer_play(mask, gen)
         played.phases.update(ours.phase.tolist())
         result = numpy_step(ours, actions)

@@ -122,3 +122,14 @@ def test_the_warm_up_compiles_everything_the_engine_calls(capsys):
 def test_the_numpy_engine_module_is_the_numpy_path():
     state = numpy_engine.reset(load_rules("official"), [3, 4])
     assert np.array_equal(numpy_engine.legal_mask(state), nb_engine.legal_mask(state.copy()))
+
+
+def test_a_first_compilation_is_announced_in_one_line(monkeypatch, capsys, restore_engine):
+    monkeypatch.setattr(warm, "cache_is_cold", lambda: True)
+    backend.select_engine("compiled")
+    assert capsys.readouterr().err == (
+        "uno_rl: compiling the engine, once on a machine (about a minute)\n"
+    )
+    monkeypatch.setattr(warm, "cache_is_cold", lambda: False)
+    backend.select_engine("compiled")
+    assert capsys.readouterr().err == ""

@@ -87,10 +87,10 @@ def select_engine(name: str | None) -> str:
         name = name or "compiled"
     if name not in ENGINES:
         raise EngineChoiceError(f"{source} must be one of {', '.join(ENGINES)}, got {name!r}")
-    if source == "engine":
-        os.environ[ENGINE_VARIABLE] = name
     if name == "numpy":
         _compiled = None
+        if source == "engine":
+            os.environ[ENGINE_VARIABLE] = name
         return name
     try:
         from .compiled import nb_engine
@@ -107,4 +107,6 @@ def select_engine(name: str | None) -> str:
         print("uno_rl: compiling the engine, once on a machine (about a minute)",
               file=sys.stderr, flush=True)  # fmt: skip
     _compiled = nb_engine
+    if source == "engine":
+        os.environ[ENGINE_VARIABLE] = name
     return name

@@ -133,3 +133,34 @@ def test_a_first_compilation_is_announced_in_one_line(monkeypatch, capsys, resto
     monkeypatch.setattr(warm, "cache_is_cold", lambda: False)
     backend.select_engine("compiled")
     assert capsys.readouterr().err == ""
+
+
+def test_bad_actions_get_the_numpy_engines_errors():
+    rules = load_rules("official")
+    over = numpy_engine.reset(rules, np.arange(3, dtype=np.uint64))
+    over.phase[0] = OVER
+    bad = [
+        np.array([1, 2]),  # wrong shape
+        np.array([0.0, 1.0, 2.0]),  # not integers
+        np.array([60, 500, -1]),  # out of range (after game 0 is over: range comes first)
+        np.array([60, 60, 60]),  # game 0 is over
+        np.array([5, 60, 60]),  # illegal, or over first
+    ]
+    for actions in bad:
+        errors = []
+        for module in (numpy_engine, nb_engine):
+            state = over.copy()
+            with pytest.raises(ValueError) as caught:
+                module.step(state, actions)
+            errors.append(str(caught.value))
+        assert errors[0] == errors[1], actions
+    state = numpy_engine.reset(rules, np.arange(3, dtype=np.uint64))
+    illegal = np.flatnonzero(~numpy_engine.legal_mask(state)[1])[0]
+    for games in (None, np.array([2, 1])):
+        actions = np.array([60, illegal, 60]) if games is None else np.array([60, illegal])
+        errors = []
+        for module in (numpy_engine, nb_engine):
+            with pytest.raises(ValueError) as caught:
+                module.step(state.copy(), actions, games)
+            errors.append(str(caught.value))
+        assert errors[0] == errors[1] and "illegal action" in errors[0]

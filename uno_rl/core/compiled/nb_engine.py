@@ -13,7 +13,7 @@ from ..rules import MAX_FIRST_CARD_ATTEMPTS, Rules
 from ..scoring import StepResult
 from ..state import STAT_NAMES, State
 from .nb_loops import deal_games, step_games
-from .nb_masks import legal_masks
+from .nb_masks import first_bad_action, legal_masks
 from .nb_observe import observe_many
 from .nb_rules import rule_tables
 from .nb_sampling import sample_legal_actions
@@ -111,13 +111,25 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def _checked(s: State, actions, rows: np.ndarray, subset: bool) -> np.ndarray:
+    """The actions as int64, checked in one compiled pass; where one is bad, the NumPy
+    engine's checks (:func:`~uno_rl.core.masks.check_actions`) raise its error."""
+    array = np.asarray(actions)
+    if array.shape == rows.shape and np.issubdtype(array.dtype, np.integer):
+        array = array.astype(np.int64, copy=False)
+        mask = legal_mask(s, rows if subset else None, validate=False)
+        if first_bad_action(mask, array, s.phase, rows) < 0:
+            return array
+    return check_actions(s, actions, rows if subset else None, legal_mask)
+
+
 def step(state: State, actions, games=None, *, validate: bool = True) -> StepResult:
     """Apply one action per game (:func:`uno_rl.core.engine.step`: same arguments, checks,
     errors and result)."""
     s = state
     if validate:
         rows = np.arange(s.num_games, dtype=np.int64) if games is None else check_games(s, games)
-        actions = check_actions(s, actions, None if games is None else rows, legal_mask)
+        actions = _checked(s, actions, rows, games is not None)
     else:
         rows = (
             np.arange(s.num_games, dtype=np.int64) if games is None else np.asarray(games, np.int64)

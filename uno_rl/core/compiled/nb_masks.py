@@ -15,7 +15,7 @@ import numpy as np
 from ..actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
 from ..cards import DRAW_TWO_RANK, WILD, WILD_DRAW_FOUR
 from ..layout import SWAP_HANDS
-from ..phases import COLOR, DRAWN, JUMP, MULTI, PLAY, RESPOND
+from ..phases import COLOR, DRAWN, JUMP, MULTI, OVER, PLAY, RESPOND
 from ..phases import TARGET as TARGET_PHASE
 from .nb_basics import draw_four_legal, last_card_allows, playable
 from .nb_jit import batch, kernel
@@ -238,3 +238,16 @@ def legal_masks(a, t, games, out):
                 out[i, action] = True
         else:
             legal_mask_row(a, t, g, out[i])
+
+
+@batch
+def first_bad_action(mask, actions, phase, games):
+    """The first ``i`` whose ``actions[i]`` ((k,) int64) is out of range, steps a game that
+    is over (``phase[games[i]]``) or is not legal in row ``i`` of ``mask`` ((k, A) bool), or
+    -1: one pass where the NumPy checks take several (the caller then names the problem)."""
+    width = mask.shape[1]
+    for i in range(actions.shape[0]):
+        action = actions[i]
+        if action < 0 or action >= width or phase[games[i]] == OVER or not mask[i, action]:
+            return i
+    return -1

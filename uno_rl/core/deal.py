@@ -32,13 +32,19 @@ def reset(rules: Rules, seeds) -> State:
         seeds: (N,) integer deal seeds (uint64); the same seed deals the same deck order,
             dealer and reshuffles (duplicate deals). Make them with :func:`rng.new_seeds`.
     """
+    return new_state(rules, seeds, _deal_in_chunks)
+
+
+def new_state(rules: Rules, seeds, deal) -> State:
+    """:func:`reset`'s checks and new state, its games dealt by ``deal(state, games, seeds)``
+    (``games`` (N,) int64; the NumPy engine's or the compiled engine's deal)."""
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
     seeds = _as_seeds(seeds)
     if not 1 <= seeds.shape[0] <= 1_000_000:
         raise ValueError(f"number of games must be in [1, 1000000], got {seeds.shape[0]}")
     state = State.empty(rules, seeds.shape[0])
-    _deal_in_chunks(state, np.arange(seeds.shape[0]), seeds)
+    deal(state, np.arange(seeds.shape[0], dtype=np.int64), seeds)
     return state
 
 
@@ -47,6 +53,12 @@ def reset_games(state: State, games, seeds) -> None:
 
     ``games`` is an (N,) bool mask or an index array; ``seeds`` has one seed per game reset.
     """
+    restart_games(state, games, seeds, _deal_in_chunks)
+
+
+def restart_games(state: State, games, seeds, deal) -> None:
+    """:func:`reset_games`'s checks and new matches, the rounds dealt by ``deal`` (as in
+    :func:`new_state`)."""
     index = (
         np.flatnonzero(games) if np.asarray(games).dtype == bool else np.asarray(games, np.int64)
     )
@@ -58,7 +70,7 @@ def reset_games(state: State, games, seeds) -> None:
     state.scores[index] = 0
     state.round_index[index] = 0
     state.match_over[index] = False
-    _deal_in_chunks(state, index, seeds)
+    deal(state, index, seeds)
 
 
 def _deal_in_chunks(state: State, index: np.ndarray, seeds: np.ndarray) -> None:

@@ -36,9 +36,15 @@ def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray
     mask is cached until the next step; treat results as read-only. ``validate=False``
     skips checking ``games`` (for callers that built the index themselves).
     """
+    return cached_mask(state, games, validate, _mask_rows)
+
+
+def cached_mask(state: State, games, validate: bool, mask_rows) -> np.ndarray:
+    """:func:`legal_mask`'s caching and checks around ``mask_rows(state, games)`` ((k,) int64
+    games -> (k, A) bool: the NumPy engine's or the compiled engine's masks)."""
     if games is None:
         if state._mask is None:
-            state._mask = _mask_rows(state, np.arange(state.num_games))
+            state._mask = mask_rows(state, np.arange(state.num_games, dtype=np.int64))
         return state._mask
     games = check_games(state, games) if validate else np.asarray(games, np.int64)
     if state._mask is not None:
@@ -46,7 +52,7 @@ def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray
     cached = state._rows_mask
     if cached is not None and cached[0].shape == games.shape and (cached[0] == games).all():
         return cached[1]
-    mask = _mask_rows(state, games)
+    mask = mask_rows(state, games)
     state._rows_mask = (games, mask)
     return mask
 

@@ -1,8 +1,9 @@
 """The compiled legal masks (:mod:`uno_rl.core.compiled.nb_masks`) against the batched
 engine's :func:`~uno_rl.core.masks.legal_mask`: every game's row after every deal and step of
-random play (over games included) of the shipped presets, the shipped decks at 2, 4 and 6
-players, the differential tests' switch combinations and random rule sets; and the compiled
-Swap Hands targets against :func:`~uno_rl.core.hand_changes.swap_targets`."""
+random play (over games included) of the shipped presets and random rule sets (the shipped
+decks and the switch combinations: :mod:`test_nb_engine_sweeps`, whole engine against whole
+engine); and the compiled Swap Hands targets against
+:func:`~uno_rl.core.hand_changes.swap_targets`."""
 
 from __future__ import annotations
 
@@ -81,18 +82,6 @@ def test_presets(preset, players):
     assert cov.rounds > 0
     missing = expected_phases(rules) - {COLOR} - cov.phases  # a first-card Wild is rare
     assert not missing, f"phases never reached: {missing}"
-
-
-@pytest.mark.parametrize(("deck", "players"), DECK_CASES)
-def test_shipped_decks(deck, players):
-    rules = load_rules("official", deck=deck, players=players)
-    cov = play_lockstep(rules, check_masks, num_games=48, steps=100, seed=players)
-    assert cov.rounds > 0
-
-
-@pytest.mark.parametrize(("index", "name"), COMBO_CASES, ids=[name for _, name in COMBO_CASES])
-def test_switch_combos(index, name):
-    play_lockstep(combo_rules(index), check_masks, num_games=32, steps=60, seed=7 + index)
 
 
 @settings(

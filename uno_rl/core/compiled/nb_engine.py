@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deal import _as_seeds, _no_first_card
-from ..masks import check_actions, check_games
+from ..deal import _no_first_card, new_state, restart_games
+from ..masks import cached_mask, check_actions, check_games
 from ..rules import MAX_FIRST_CARD_ATTEMPTS, Rules
 from ..scoring import StepResult
 from ..state import STAT_NAMES, State
@@ -32,30 +32,12 @@ __all__ = ["legal_mask", "observe", "reset", "reset_games", "sample_legal_action
 
 def reset(rules: Rules, seeds) -> State:
     """Deal one round in each of ``len(seeds)`` games (:func:`uno_rl.core.engine.reset`)."""
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
-    seeds = _as_seeds(seeds)
-    if not 1 <= seeds.shape[0] <= 1_000_000:
-        raise ValueError(f"number of games must be in [1, 1000000], got {seeds.shape[0]}")
-    state = State.empty(rules, seeds.shape[0])
-    _deal(state, np.arange(seeds.shape[0], dtype=np.int64), seeds)
-    return state
+    return new_state(rules, seeds, _deal)
 
 
 def reset_games(state: State, games, seeds) -> None:
     """Start new matches in ``games`` (a bool mask or indices) with deal ``seeds``."""
-    index = (
-        np.flatnonzero(games) if np.asarray(games).dtype == bool else np.asarray(games, np.int64)
-    )
-    seeds = _as_seeds(seeds)
-    if seeds.shape[0] != index.shape[0]:
-        raise ValueError(f"reset_games got {index.shape[0]} games but {seeds.shape[0]} seeds")
-    if index.size == 0:
-        return
-    state.scores[index] = 0
-    state.round_index[index] = 0
-    state.match_over[index] = False
-    _deal(state, index.astype(np.int64), seeds)
+    restart_games(state, games, seeds, _deal)
 
 
 def _deal(state: State, games: np.ndarray, seeds: np.ndarray) -> None:
@@ -68,20 +50,7 @@ def _deal(state: State, games: np.ndarray, seeds: np.ndarray) -> None:
 def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray:
     """(N, A) bool legal actions of the player to act in each game, or (k, A) of ``games``
     (cached until the next step, like :func:`uno_rl.core.engine.legal_mask`)."""
-    if games is None:
-        if state._mask is None:
-            rows = np.arange(state.num_games, dtype=np.int64)
-            state._mask = _masks(state, rows)
-        return state._mask
-    games = check_games(state, games) if validate else np.asarray(games, np.int64)
-    if state._mask is not None:
-        return state._mask[games]
-    cached = state._rows_mask
-    if cached is not None and cached[0].shape == games.shape and (cached[0] == games).all():
-        return cached[1]
-    mask = _masks(state, games)
-    state._rows_mask = (games, mask)
-    return mask
+    return cached_mask(state, games, validate, _masks)
 
 
 def _masks(state: State, games: np.ndarray) -> np.ndarray:

@@ -51,12 +51,12 @@ train: $(STAMP)
 # processes would each start compiling it.
 test: $(STAMP)
 	$(BIN)/python -m compileall -q uno_rl tests
-	$(BIN)/python -m uno_rl.core.compiled.warm
+	$(BIN)/python -m uno_rl.agents.compiled.precompile
 	$(PYTEST)
 
 test-long: $(STAMP)
 	$(BIN)/python -m compileall -q uno_rl tests
-	$(BIN)/python -m uno_rl.core.compiled.warm
+	$(BIN)/python -m uno_rl.agents.compiled.precompile
 	UNO_RL_TEST_PROFILE=long $(PYTEST)
 
 bench: $(STAMP)

@@ -17,6 +17,7 @@ from uno_rl.core.observe import observe
 from uno_rl.core.state import State
 
 from .base import Agent
+from .compiled.policy import CompiledPolicy, compiled_policy
 
 __all__ = ["OBJECTIVES", "CutOff", "play_out", "rollout_actions", "values_of"]
 
@@ -47,8 +48,11 @@ def rollout_actions(
     policy: Agent, state: State, rows: np.ndarray | None, masks: np.ndarray, rng
 ) -> np.ndarray:
     """The rollout agent's actions for the lanes ``rows`` of ``state`` (None: all): from the
-    state itself where the agent can read it (the heuristics: the same actions, no
-    observations built); other agents get every lane (``rows`` None)."""
+    state itself where the agent can read it (the heuristics, compiled where they can be: the
+    same actions, no observations built); other agents get every lane (``rows`` None)."""
+    compiled = compiled_policy(policy)
+    if compiled is not None:
+        return compiled.actions(state, masks, rng, rows)
     if hasattr(policy, "act_on_state"):
         return policy.act_on_state(state, masks, rng, rows)
     obs = observe(state, state.actor.astype(np.int64)) if policy.needs_observation else None
@@ -86,6 +90,9 @@ def play_out(
     if objective == "match" and not lanes.rules.match:
         raise ValueError("objective 'match' needs match rules (match = true)")
     seat = np.asarray(seat, np.int64)
+    compiled = compiled_policy(policy)
+    if compiled is not None:
+        return _compiled_play_out(lanes, compiled, rng, seat, objective, max_decisions, cut_off)
     values = np.zeros(lanes.num_games, np.float64)
     # ``state`` row i is lane ``index[i]``; ``live`` the rows still running. A heuristic
     # reads the live rows in place and only they are stepped; the finished rows are dropped
@@ -116,4 +123,44 @@ def play_out(
             if live.size and (not in_place or 2 * live.size <= state.num_games):
                 state, index = state.take(live), index[live]
                 live = np.arange(live.size)
+    return values
+
+
+def _compiled_play_out(
+    lanes: State,
+    policy: CompiledPolicy,
+    rng: np.random.Generator,
+    seat: np.ndarray,
+    objective: str,
+    max_decisions: int,
+    cut_off: CutOff | None,
+) -> np.ndarray:
+    """:func:`play_out` by the compiled loop (:mod:`.compiled.nb_playout`): the same values."""
+    from uno_rl.core.compiled.nb_rules import rule_tables
+    from uno_rl.core.compiled.nb_state import game_arrays
+    from uno_rl.core.state import STAT_NAMES
+
+    from .compiled.nb_playout import play_out_lanes
+
+    n = lanes.num_games
+    values = np.zeros(n, np.float64)
+    running = np.zeros(n, bool)
+    lanes.invalidate()  # the kernel steps the lanes: their cached masks go stale
+    bad = play_out_lanes(
+        game_arrays(lanes), rule_tables(lanes.rules), *policy.kernel_arguments(), rng,
+        np.ascontiguousarray(seat), OBJECTIVES.index(objective), int(max_decisions),
+        len(STAT_NAMES), values, running,
+    )  # fmt: skip
+    lanes.invalidate()
+    if bad >= 0:
+        raise ValueError(
+            f"{policy.label}: no decision in phase {int(lanes.phase[bad])} (is the game over?)"
+        )
+    if objective == "match":
+        ended = np.flatnonzero(~running)
+        winners = engine.match_winner(lanes.take(ended)).astype(np.int64)
+        values[ended] = (winners == seat[ended]).astype(np.float64)
+    cut = np.flatnonzero(running)
+    if cut.size and cut_off is not None:
+        values[cut] = cut_off(lanes.take(cut), seat[cut])
     return values

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from uno_rl.agents.base import Agent
+from uno_rl.agents.compiled.policy import compiled_policy
 from uno_rl.core import engine
 from uno_rl.core.observe import observe
 from uno_rl.core.phases import PHASE_NAMES
@@ -191,12 +192,16 @@ def play_jobs(
     agents = list(lineup)
     distinct = list(dict.fromkeys(agents))  # the same object plays all its positions at once
     memories = [agent.new_memory(n) for agent in agents]
-    needs_obs = any(a.needs_observation for a in distinct)
-    # Per distinct agent: its line-up positions, and whether it plays them with memories.
+    # Per distinct agent: its line-up positions, whether it plays them with memories, and
+    # its compiled form where it has one and needs no memory (it then reads the state).
     plan = []
     for agent in distinct:
         positions = [i for i, a in enumerate(agents) if a is agent]
-        plan.append((agent, positions, any(memories[i] is not None for i in positions)))
+        remembers = any(memories[i] is not None for i in positions)
+        compiled = None if remembers else compiled_policy(agent)
+        plan.append((agent, positions, remembers, compiled))
+    needs_obs = any(agent.needs_observation and compiled is None
+                    for agent, _, _, compiled in plan)  # fmt: skip
 
     slot_job = np.arange(n)
     state = engine.reset(rules, job_seed[:n])
@@ -219,7 +224,7 @@ def play_jobs(
             view = state if full else state.take(live)
             observations = observe(view, actor)
         actions = np.empty(live.size, np.int64)
-        for agent, positions, remembers in plan:
+        for agent, positions, remembers, compiled in plan:
             if remembers:
                 groups = [np.flatnonzero(acting_position == i) for i in positions]
                 mems = [memories[i] for i in positions]
@@ -228,7 +233,9 @@ def play_jobs(
             else:
                 groups, mems = [np.flatnonzero(np.isin(acting_position, positions))], [None]
             for rows, memory in zip(groups, mems):
-                if rows.size:
+                if rows.size and compiled is not None:
+                    actions[rows] = compiled.actions(state, masks[rows], rng, live[rows])
+                elif rows.size:
                     actions[rows] = _act(agent, observations, masks, rows, rng, memory, live, state)
         try:
             _check_legal(agents, acting_position, masks, actions, live, state)

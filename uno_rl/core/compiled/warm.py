@@ -31,9 +31,10 @@ ENTRY_POINTS = (
 )
 
 
-def cache_is_cold() -> bool:
-    """Whether some entry point has no machine code on disk yet (its first call compiles)."""
-    for dispatcher in ENTRY_POINTS:
+def cache_is_cold(entry_points=ENTRY_POINTS) -> bool:
+    """Whether some of ``entry_points`` (compiled dispatchers; default the engine's) has no
+    machine code on disk yet (its first call compiles)."""
+    for dispatcher in entry_points:
         try:
             index = dispatcher._cache._cache_file._index_path
         except AttributeError:  # another numba's layout: assume compiled

@@ -1,0 +1,390 @@
+"""The compiled heuristics' decisions, phase by phase: :class:`uno_rl.agents.heuristic.HeuristicAgent`
+and the two random agents, for the acting seats of a batch of games read from the state.
+
+:func:`decide` splits the games by phase, in ascending phase order as the batched
+agent does, and decides each group with the same generator draws in the same order, so it
+returns the batched agent's actions (``tests/agents/test_compiled_heuristics.py``). Only the
+classic deck layout is compiled; the extended layout's cards stay with the batched agents
+(:mod:`.policy` says which agents are compiled).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
+from uno_rl.core.cards import WILD_DRAW_FOUR
+from uno_rl.core.compiled.nb_jit import kernel
+from uno_rl.core.compiled.nb_rules import code
+from uno_rl.core.compiled.nb_struct import borrow, unowned
+from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, NUM_PHASES, PLAY, RESPOND
+from uno_rl.core.phases import TARGET as TARGET_PHASE
+
+from .codes import (
+    AGGRESSIVE,
+    ALWAYS,
+    ATTACK_AT,
+    BAYES,
+    BLUFF,
+    BLUFF_ANY,
+    BREAK_EVEN,
+    CHALLENGE_ANY,
+    CHALLENGE_COLOR,
+    CHALLENGE_HAND,
+    CHALLENGE_POLICY,
+    COLOR_FIRST,
+    COPIES,
+    FORCED_KIND,
+    NEVER,
+    PLAY_DRAWN,
+    RANDOM,
+    RANDOM_PLAYABLE,
+    STACK,
+    STRATEGY,
+)
+from .nb_seen import (
+    color_counts,
+    conditions_hold,
+    current_color,
+    draw_four_player,
+    next_relative,
+    previous_color,
+    size_of,
+)
+from .nb_strategies import (
+    TIE_NOISE,
+    best_card,
+    inlined,
+    most_held,
+    naming_draws,
+    play_action,
+    strategy_draws,
+)
+
+_CLASSIC_COLORED = 52
+_NO_CURRENT_COLOR = code("draw_four_legal", "no-current-color")
+_NO_PLAYABLE_CARD = code("draw_four_legal", "no-playable-card")
+
+
+@inlined
+def read_hand(a, t, g, seat, mask, playable, counts):
+    """One pass over the kinds: ``playable`` ((K,) bool) the kinds some legal action of
+    ``mask`` ((A,) bool) plays, ``counts`` ((4,) int64) the seat's cards of each color.
+    Returns whether a +4-like kind is playable."""
+    hands, kind_color = a.hands, t.kind_color
+    first_action, action_count, four_like = t.first_action, t.kind_action_count, t.draw_four_like
+    for c in range(4):
+        counts[c] = 0
+    four = False
+    start = 0
+    if t.classic_direct:  # kinds 0 .. 51: colored, each played by the action of its number
+        start = _CLASSIC_COLORED
+        hand = hands[g, seat]
+        for kind in range(start):
+            counts[kind_color[kind]] += hand[kind]
+            playable[kind] = mask[kind]
+    for kind in range(start, playable.size):
+        c = kind_color[kind]
+        if c >= 0:
+            counts[c] += hands[g, seat, kind]
+        first = first_action[kind]
+        legal = mask[first]
+        for action in range(first + 1, first + action_count[kind]):
+            legal = legal or mask[action]
+        playable[kind] = legal
+        four = four or (legal and four_like[kind])
+    return four
+
+
+@kernel
+def any_four(t, masks, restrict_to_play):
+    """Whether a +4-like kind is legal in some row of ``masks`` (k, A); ``restrict_to_play``:
+    only in rows where the drawn card may not be kept (the agent keeps it otherwise)."""
+    for i in range(masks.shape[0]):
+        if restrict_to_play and masks[i, PASS]:
+            continue
+        for kind in range(t.num_kinds):
+            if t.draw_four_like[kind]:
+                first = t.first_action[kind]
+                for action in range(first, first + t.kind_action_count[kind]):
+                    if masks[i, action]:
+                        return True
+    return False
+
+
+@inlined
+def bluff_forced(a, t, ints, floats, bluff_rows, g, seat, playable, four, counts, coin_draws,
+                 i):  # fmt: skip
+    """Whether the ``bluff`` coin forces a would-be-bluff +4 in game ``g``; the +4s not
+    forced are removed from ``playable`` in place (``HeuristicAgent._bluff_filter``, per
+    game; ``four``: a +4-like kind is playable; ``coin_draws`` the group's
+    ``rng.random(k)``, empty where it drew none)."""
+    kinds = playable.size
+    if not t.challenge_enabled or not four:
+        return False
+    bluff = False
+    if t.draw_four_legal == _NO_CURRENT_COLOR:
+        c = current_color(a, g)
+        bluff = c >= 0 and counts[max(c, 0)] > 0
+    else:
+        for kind in range(kinds):
+            bluff = bluff or (playable[kind] and not t.draw_four_like[kind])
+    if not bluff:
+        return False
+    chance = floats[BLUFF]
+    coin = chance >= 1.0
+    if coin_draws.size:
+        coin = coin_draws[i] < chance
+    if chance > 0.0 and coin:
+        coin = conditions_hold(a, t, g, seat, bluff_rows, ints[BLUFF_ANY] > 0, counts, True)
+    if not coin:
+        for kind in range(kinds):
+            if t.draw_four_like[kind]:
+                playable[kind] = False
+    return coin
+
+
+@kernel
+def coin_draws(t, floats, masks, restrict_to_play, rng):
+    """The bluff coin's ``rng.random(k)`` where the batched agent draws it (a +4 playable in
+    the group, the challenge on, a chance strictly between 0 and 1), else empty."""
+    chance = floats[BLUFF]
+    if t.challenge_enabled and chance != 0.0 and chance != 1.0:
+        if any_four(t, masks, restrict_to_play):
+            return rng.random(masks.shape[0])
+    return np.empty(0)
+
+
+@inlined
+def threats(a, t, ints, g, seat):
+    """(next player, any other player) holds at most ``attack_at`` cards (aggressive)."""
+    at = ints[ATTACK_AT]
+    threat = size_of(a, t, g, seat, next_relative(a, t, g)) <= at
+    fewest = size_of(a, t, g, seat, 1)
+    for relative in range(2, t.players):
+        fewest = min(fewest, size_of(a, t, g, seat, relative))
+    return threat, fewest <= at
+
+
+@kernel
+def bluff_estimate(a, t, tables, g, seat):
+    """The probability that the +4 on top of game ``g`` was a bluff, from what ``seat`` has
+    seen (:func:`uno_rl.agents.challenge.bluff_estimate` without a memory)."""
+    before = previous_color(a, t, g)
+    player = draw_four_player(a, t, g, seat)
+    if before < 0 or player <= 0:
+        return 0.0
+    unseen_bluff, unseen_total = 0.0, 0.0
+    no_playable = t.draw_four_legal == _NO_PLAYABLE_CARD
+    for kind in range(t.num_kinds):
+        held = np.float64(a.hands[g, seat, kind])
+        unseen = max(tables[COPIES, kind] - held - np.float64(a.discard[g, kind]), 0.0)
+        unseen_total += unseen
+        if t.kind_color[kind] == before or (no_playable and t.always_playable[kind]):
+            unseen_bluff += unseen
+    cards = min(size_of(a, t, g, seat, player), np.int64(unseen_total))
+    none = 1.0
+    for i in range(cards):
+        ratio = (unseen_total - unseen_bluff - i) / (unseen_total - i)
+        none *= min(max(ratio, 0.0), 1.0)
+    return 1.0 - none
+
+
+@kernel
+def challenges(a, t, ints, floats, tables, challenge_rows, g, seat):
+    """Whether the agent challenges the +4 in game ``g`` (``challenge.challenge_decisions``,
+    before the legal mask)."""
+    policy = ints[CHALLENGE_POLICY]
+    if policy == NEVER or not t.challenge_enabled:
+        return False
+    if challenge_rows.shape[0]:
+        counts = np.empty(4, np.int64)
+        color_counts(a, t, g, seat, counts)
+        if not conditions_hold(a, t, g, seat, challenge_rows, ints[CHALLENGE_ANY] > 0, counts,
+                               False):  # fmt: skip
+            return False
+    if policy == ALWAYS:
+        return True
+    if policy == BAYES:
+        return bluff_estimate(a, t, tables, g, seat) > floats[BREAK_EVEN]
+    their = size_of(a, t, g, seat, max(draw_four_player(a, t, g, seat), 0))
+    hand = ints[CHALLENGE_HAND]
+    decide = hand > 0 and their >= hand
+    if ints[CHALLENGE_COLOR]:
+        before = previous_color(a, t, g)
+        decide = decide or (current_color(a, g) == before and before >= 0)
+    return decide
+
+
+@kernel
+def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
+                 games, seats, masks, rng, out):  # fmt: skip
+    """The phases that choose a card: play (the best card, a forced bluff, or draw), drawn
+    (play the drawn card or keep it), respond (challenge, stack with the best allowed card, or
+    accept) and multi (go on with the best card of the same number, or stop)."""
+    k, kinds = games.size, t.num_kinds
+    bluffs = phase == PLAY or phase == DRAWN
+    restrict = phase == DRAWN and not ints[PLAY_DRAWN]
+    coins = coin_draws(t, floats, masks, restrict, rng) if bluffs else np.empty(0)
+    uniform, favorite_noise = strategy_draws(ints, k, kinds, rng)
+    noise = rng.random((k, kinds), dtype=np.float32)
+    naming_noise, random = naming_draws(ints, k, rng) if phase != MULTI else (
+        np.empty((0, 4)), np.empty(0, np.int64))  # fmt: skip
+    strategy = ints[STRATEGY]
+    playable = np.empty(kinds, np.bool_)
+    allowed = np.empty(kinds, np.bool_)
+    counts = np.empty(4, np.int64)
+    for i in range(k):
+        g, seat, mask = games[i], seats[i], masks[i]
+        four = read_hand(a, t, g, seat, mask, playable, counts)
+        forced, challenge_now = False, False
+        if phase == DRAWN:
+            allowed[:] = playable
+            if restrict and mask[PASS]:
+                playable[:] = False
+                four = False
+        if bluffs:
+            forced = bluff_forced(a, t, ints, floats, bluff_rows, g, seat, playable, four,
+                                  counts, coins, i)  # fmt: skip
+        if phase == DRAWN and not mask[PASS] and not forced and not playable.any():
+            playable[:] = allowed  # must-play: the drawn card is the only legal action
+        if phase == RESPOND:
+            if mask[CHALLENGE]:
+                challenge_now = challenges(a, t, ints, floats, tables, challenge_rows, g, seat)
+            if not ints[STACK]:
+                playable[:] = False
+        favorite = 0
+        if strategy == COLOR_FIRST or strategy == AGGRESSIVE:
+            favorite = most_held(counts, favorite_noise, i)
+        threat, threat_any = False, False
+        if strategy == AGGRESSIVE:
+            threat, threat_any = threats(a, t, ints, g, seat)
+        kind, has = best_card(t, ints, tables, log_held, a.hands[g, seat], playable, favorite,
+                              uniform, noise, i, threat, threat_any)  # fmt: skip
+        if forced:
+            targeted = ints[FORCED_KIND]
+            kind = targeted if playable[targeted] else WILD_DRAW_FOUR
+        if phase == MULTI:
+            out[i] = t.first_action[kind] if has else PASS
+        elif phase == RESPOND and challenge_now:
+            out[i] = CHALLENGE
+        elif has or forced:
+            out[i] = play_action(t, ints, kind, counts, naming_noise, random, i)
+        else:
+            out[i] = DRAW if phase == PLAY else (PASS if phase == DRAWN else ACCEPT)
+
+
+@kernel
+def decide_target(a, t, games, seats, masks, rng, out):
+    """The target phase (seven-zero): the legal seat holding the fewest cards, ties at
+    random (:func:`uno_rl.agents.targets.choose_target`, classic layout)."""
+    others = t.players - 1
+    noise = rng.random((games.size, others))
+    for i in range(games.size):
+        best, choice = np.inf, 0
+        for j in range(others):
+            value = np.inf
+            if masks[i, TARGET + j]:
+                value = np.float64(size_of(a, t, games[i], seats[i], j + 1)) + (
+                    noise[i, j] * TIE_NOISE
+                )
+            if value < best:
+                best, choice = value, j
+        out[i] = TARGET + choice
+
+
+@kernel
+def decide_color(a, t, ints, games, seats, rng, out):
+    """The color phase (a first-card Wild): the color held most (``rule``: a random one)."""
+    naming_noise, random = naming_draws(ints, games.size, rng)
+    counts = np.empty(4, np.int64)
+    for i in range(games.size):
+        color_counts(a, t, games[i], seats[i], counts)
+        color = most_held(counts, naming_noise, i)
+        out[i] = CHOOSE_COLOR + (random[i] if random.size else color)
+
+
+@kernel
+def decide_jump(t, masks, out):
+    """The jump-in phase: jump in with the first colored card that may (no draws)."""
+    for i in range(masks.shape[0]):
+        out[i] = PASS
+        for kind in range(t.num_kinds):  # a colored card is played by its one action
+            if t.kind_color[kind] >= 0 and masks[i, t.first_action[kind]]:
+                out[i] = t.first_action[kind]
+                break
+
+
+@kernel
+def random_actions(ints, masks, rng, out):
+    """``random`` and ``random-playable``: a uniformly random legal action (playable cards
+    first), one ``rng.random(k)`` draw (:func:`uno_rl.core.sampling.sample_legal_actions`).
+    Returns the first row without a legal action, or -1."""
+    k, width = masks.shape
+    uniforms = rng.random(k)
+    legal = np.empty(width, np.int64)
+    for i in range(k):
+        count = 0
+        for action in range(width):
+            if masks[i, action] and (
+                ints[STRATEGY] == RANDOM or (action != DRAW and action != PASS)
+            ):
+                legal[count] = action
+                count += 1
+        if count == 0:
+            for action in range(width):
+                if masks[i, action]:
+                    legal[count] = action
+                    count += 1
+        if count == 0:
+            return i
+        out[i] = legal[np.int64(uniforms[i] * count)]
+    return -1
+
+
+@kernel
+def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, games, masks,
+           rng, out):  # fmt: skip
+    """Into ``out`` ((k,) int64): the agent's actions in games ``games`` ((k,) int64) with legal
+    ``masks`` ((k, A) bool). Returns -1, or the first row whose phase has no decision (for a
+    random agent: no legal action)."""
+    strategy = ints[STRATEGY]
+    if strategy == RANDOM or strategy == RANDOM_PLAYABLE:
+        return random_actions(ints, masks, rng, out)
+    k = games.size
+    phases = np.empty(k, np.int64)
+    for i in range(k):
+        phases[i] = a.phase[games[i]]
+    for phase in range(NUM_PHASES):
+        rows = np.flatnonzero(phases == phase)
+        if rows.size == 0:
+            continue
+        group, group_masks = games[rows], masks[rows]
+        seats = np.empty(rows.size, np.int64)
+        actions = np.empty(rows.size, np.int64)
+        for i in range(rows.size):
+            seats[i] = a.actor[group[i]]
+        if phase == PLAY or phase == DRAWN or phase == RESPOND or phase == MULTI:
+            decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
+                         group, seats, group_masks, rng, actions)  # fmt: skip
+        elif phase == TARGET_PHASE:
+            decide_target(a, t, group, seats, group_masks, rng, actions)
+        elif phase == COLOR:
+            decide_color(a, t, ints, group, seats, rng, actions)
+        elif phase == JUMP:
+            decide_jump(t, group_masks, actions)
+        else:
+            return rows[0]
+        for i in range(rows.size):
+            out[rows[i]] = actions[i]
+    return -1
+
+
+@kernel
+def heuristic_actions_kernel(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows,
+                             games, masks, rng, out):  # fmt: skip
+    """:func:`decide` with the state and rules borrowed (no reference counting)."""
+    a, t = borrow(a), borrow(t)  # and the arrays unowned: no reference counts below
+    return decide(a, t, unowned(ints), unowned(floats), unowned(tables), unowned(log_held),
+                  unowned(bluff_rows), unowned(challenge_rows), unowned(games), unowned(masks),
+                  rng, unowned(out))  # fmt: skip

@@ -1,0 +1,138 @@
+"""How each compiled heuristic ranks its cards and names a color: the strategies of
+:mod:`uno_rl.agents.strategies` and :mod:`uno_rl.agents.colors`, with the same generator draws
+in the same order and the same float arithmetic, so they choose the same cards.
+
+The batched agents draw whole blocks for a group of k games (``rng.random((k, 4))`` for a
+favorite color, ``rng.random((k, K), float32)`` for the ties between cards, ...); here the
+blocks are drawn in that order first (:func:`strategy_draws`, :func:`naming_draws`), then each
+game is decided alone, scoring only the kinds it can play. ``ints``, ``floats`` and ``tables``
+are the agent's parameters and per-kind tables (:mod:`.policy` builds them; :mod:`.codes`
+names the indices).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from uno_rl.core.compiled.nb_jit import kernel
+
+from .codes import (
+    AGGRESSIVE,
+    AGGRESSIVE_WILDS,
+    ANY_ATTACK,
+    CALM_WILDS,
+    COLOR_FIRST,
+    FAVORITE_0,
+    NEXT_ATTACK,
+    POINTS,
+    POINTS_DUMPER,
+    RANK_IF_COLORED,
+    RULE,
+    STRATEGY,
+    THREAT_WILDS,
+)
+
+#: A kernel function compiled into its callers: its array arguments then cost no reference
+#: counting, which would dominate the per-game and per-kind helpers below.
+inlined = numba.njit(cache=True, inline="always")
+
+#: The tie-break scale (:data:`uno_rl.agents.colors.TIE_NOISE`).
+TIE_NOISE = 1e-3
+_TIE_NOISE_32 = np.float32(TIE_NOISE)
+
+
+@kernel
+def strategy_draws(ints, k, kinds, rng):
+    """The draws of the strategy's ``card_scores`` for k games: ``(uniform, favorite)``, the
+    rule agent's (k, K) uniforms and the (k, 4) favorite-color noise of color-first and
+    aggressive (empty where the strategy draws none)."""
+    strategy = ints[STRATEGY]
+    uniform = np.empty((0, kinds))
+    favorite = np.empty((0, 4))
+    if strategy == RULE:
+        uniform = rng.random((k, kinds))
+    elif strategy == COLOR_FIRST or strategy == AGGRESSIVE:
+        favorite = rng.random((k, 4))
+    return uniform, favorite
+
+
+@kernel
+def naming_draws(ints, k, rng):
+    """The draws of ``name_color`` for k games: ``(favorite, random)``, the (k, 4)
+    most-held-color noise and the rule agent's (k,) random colors (else empty)."""
+    favorite = rng.random((k, 4))
+    random = np.empty(0, np.int64)
+    if ints[STRATEGY] == RULE:
+        random = rng.integers(0, 4, k)
+    return favorite, random
+
+
+@inlined
+def most_held(counts, noise, i):
+    """The color of ``counts`` ((4,) int64) held most, ties by row ``i`` of ``noise`` (k, 4)."""
+    best, choice = -1.0, 0
+    for c in range(4):
+        value = np.float64(counts[c]) + noise[i, c] * TIE_NOISE
+        if value > best:
+            best, choice = value, c
+    return choice
+
+
+@inlined
+def kind_score(t, ints, tables, log_held, held, kind, favorite, uniform, i, threat, threat_any):
+    """The strategy's score of ``kind`` (``card_scores``), ``held`` copies of it in hand;
+    ``favorite`` the color held most (color-first, aggressive), ``threat`` / ``threat_any``
+    whether the next player / any other holds at most ``attack_at`` cards (aggressive)."""
+    strategy = ints[STRATEGY]
+    if strategy == COLOR_FIRST:
+        return tables[FAVORITE_0 + favorite, kind]
+    if strategy == POINTS_DUMPER:
+        return tables[POINTS, kind]
+    if strategy == RULE:
+        if t.draw_four_like[kind]:
+            return -2e6
+        if t.always_playable[kind]:
+            return -1e6
+        gumbel = -np.log(-np.log(uniform[i, kind] + 1e-300) + 1e-300)
+        return np.float64(log_held[held]) + gumbel
+    base = 100.0 * (t.kind_color[kind] == favorite) + tables[RANK_IF_COLORED, kind]
+    if not np.isnan(tables[AGGRESSIVE_WILDS, kind]):
+        base = tables[AGGRESSIVE_WILDS, kind]
+    if tables[NEXT_ATTACK, kind] == 0 and tables[ANY_ATTACK, kind] == 0:
+        return base
+    on = threat_any if tables[ANY_ATTACK, kind] > 0 else threat
+    if not np.isnan(tables[THREAT_WILDS, kind]):
+        return tables[THREAT_WILDS, kind] if on else tables[CALM_WILDS, kind]
+    return 10_000.0 + base if on else -10_000.0 + base
+
+
+@inlined
+def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, noise, i, threat,
+              threat_any):  # fmt: skip
+    """(kind, has): the best-ranked kind of ``playable`` ((K,) bool) with the tie noise of row
+    ``i`` of ``noise`` ((k, K) float32), and whether any is playable (``_choose_card``);
+    ``hand`` (K,) the seat's cards."""
+    best, choice, has = -np.inf, 0, False
+    for kind in range(playable.size):
+        if playable[kind]:
+            has = True
+            value = kind_score(t, ints, tables, log_held, np.int64(hand[kind]), kind, favorite,
+                               uniform, i, threat, threat_any)  # fmt: skip
+            value += np.float64(noise[i, kind] * _TIE_NOISE_32)
+            if value > best:
+                best, choice = value, kind
+    return choice, has
+
+
+@inlined
+def play_action(t, ints, kind, counts, favorite_noise, random, i):
+    """The action that plays ``kind``, a wild naming the color held most (``counts``, ties by
+    row ``i`` of ``favorite_noise``; the rule agent names ``random[i]`` for a wild playable on
+    anything)."""
+    if not t.names_color[kind]:
+        return t.first_action[kind]
+    color = most_held(counts, favorite_noise, i)
+    if random.size and t.always_playable[kind]:
+        color = random[i]
+    return t.first_action[kind] + color

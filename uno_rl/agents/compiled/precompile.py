@@ -1,0 +1,49 @@
+"""Compile the engine and the compiled heuristics once on a machine:
+``python -m uno_rl.agents.compiled.precompile`` (what ``make test`` runs first).
+
+As :mod:`uno_rl.core.compiled.warm` does for the engine, this compiles the heuristics'
+kernels (:mod:`.nb_phases`, :mod:`.nb_playout`) up front, about half a minute on a small
+machine; later processes load them from disk.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from uno_rl.core import engine, load_rules
+from uno_rl.core.compiled import warm as engine_warm
+
+from ..playout import play_out
+from ..registry import make_agent
+from .policy import cache_is_cold, compiled_policy
+
+__all__ = ["compile_heuristics", "main"]
+
+
+def compile_heuristics() -> float:
+    """Compile the heuristics' kernels (a decision and a short play-out); returns the
+    seconds it took."""
+
+    start = time.perf_counter()
+    rules = load_rules("official", players=2)
+    agent = make_agent("color-first", rules)
+    state = engine.reset(rules, np.arange(2, dtype=np.uint64))
+    generator = np.random.default_rng(0)
+    compiled_policy(agent).actions(state, engine.legal_mask(state), generator)
+    play_out(state, agent, generator, np.zeros(2, np.int64), max_decisions=3)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    cold = engine_warm.cache_is_cold() or cache_is_cold()
+    seconds = engine_warm.compile_engine() + compile_heuristics()
+    verb = "compiled" if cold else "loaded (already compiled)"
+    print(f"uno_rl's compiled engine and heuristics {verb} in {seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

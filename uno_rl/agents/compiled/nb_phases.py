@@ -3,9 +3,9 @@ and the two random agents, for the acting seats of a batch of games read from th
 
 :func:`decide` splits the games by phase, in ascending phase order as the batched
 agent does, and decides each group with the same generator draws in the same order, so it
-returns the batched agent's actions (``tests/agents/test_compiled_heuristics.py``). Only the
-classic deck layout is compiled; the extended layout's cards stay with the batched agents
-(:mod:`.policy` says which agents are compiled).
+returns the batched agent's actions (``tests/agents/test_compiled_heuristics.py``), on every
+deck (the extended layout's Swap and Shuffle Hands, Discard All, Boomerang and Targeted cards
+as :class:`~uno_rl.agents.heuristic.HeuristicAgent` plays them).
 """
 
 from __future__ import annotations
@@ -17,38 +17,34 @@ from uno_rl.core.cards import WILD_DRAW_FOUR
 from uno_rl.core.compiled.nb_jit import kernel
 from uno_rl.core.compiled.nb_rules import code
 from uno_rl.core.compiled.nb_struct import borrow, unowned
+from uno_rl.core.layout import TARGETED_FOUR, TARGETED_TWO
 from uno_rl.core.phases import COLOR, DRAWN, JUMP, MULTI, NUM_PHASES, PLAY, RESPOND
 from uno_rl.core.phases import TARGET as TARGET_PHASE
 
 from .codes import (
     AGGRESSIVE,
-    ALWAYS,
     ATTACK_AT,
-    BAYES,
     BLUFF,
     BLUFF_ANY,
-    BREAK_EVEN,
-    CHALLENGE_ANY,
-    CHALLENGE_COLOR,
-    CHALLENGE_HAND,
-    CHALLENGE_POLICY,
+    BOOMERANG_ACTION,
+    BOOMERANG_KIND,
+    CHANGES_HANDS,
     COLOR_FIRST,
-    COPIES,
+    DISCARD_ALL_ON,
     FORCED_KIND,
-    NEVER,
     PLAY_DRAWN,
     RANDOM,
     RANDOM_PLAYABLE,
     STACK,
     STRATEGY,
 )
+from .nb_challenge import challenges
+from .nb_extended_cards import boomerang_answers, hand_gains, hold_back, points_by_color
 from .nb_seen import (
     color_counts,
     conditions_hold,
     current_color,
-    draw_four_player,
     next_relative,
-    previous_color,
     size_of,
 )
 from .nb_strategies import (
@@ -167,56 +163,6 @@ def threats(a, t, ints, g, seat):
 
 
 @kernel
-def bluff_estimate(a, t, tables, g, seat):
-    """The probability that the +4 on top of game ``g`` was a bluff, from what ``seat`` has
-    seen (:func:`uno_rl.agents.challenge.bluff_estimate` without a memory)."""
-    before = previous_color(a, t, g)
-    player = draw_four_player(a, t, g, seat)
-    if before < 0 or player <= 0:
-        return 0.0
-    unseen_bluff, unseen_total = 0.0, 0.0
-    no_playable = t.draw_four_legal == _NO_PLAYABLE_CARD
-    for kind in range(t.num_kinds):
-        held = np.float64(a.hands[g, seat, kind])
-        unseen = max(tables[COPIES, kind] - held - np.float64(a.discard[g, kind]), 0.0)
-        unseen_total += unseen
-        if t.kind_color[kind] == before or (no_playable and t.always_playable[kind]):
-            unseen_bluff += unseen
-    cards = min(size_of(a, t, g, seat, player), np.int64(unseen_total))
-    none = 1.0
-    for i in range(cards):
-        ratio = (unseen_total - unseen_bluff - i) / (unseen_total - i)
-        none *= min(max(ratio, 0.0), 1.0)
-    return 1.0 - none
-
-
-@kernel
-def challenges(a, t, ints, floats, tables, challenge_rows, g, seat):
-    """Whether the agent challenges the +4 in game ``g`` (``challenge.challenge_decisions``,
-    before the legal mask)."""
-    policy = ints[CHALLENGE_POLICY]
-    if policy == NEVER or not t.challenge_enabled:
-        return False
-    if challenge_rows.shape[0]:
-        counts = np.empty(4, np.int64)
-        color_counts(a, t, g, seat, counts)
-        if not conditions_hold(a, t, g, seat, challenge_rows, ints[CHALLENGE_ANY] > 0, counts,
-                               False):  # fmt: skip
-            return False
-    if policy == ALWAYS:
-        return True
-    if policy == BAYES:
-        return bluff_estimate(a, t, tables, g, seat) > floats[BREAK_EVEN]
-    their = size_of(a, t, g, seat, max(draw_four_player(a, t, g, seat), 0))
-    hand = ints[CHALLENGE_HAND]
-    decide = hand > 0 and their >= hand
-    if ints[CHALLENGE_COLOR]:
-        before = previous_color(a, t, g)
-        decide = decide or (current_color(a, g) == before and before >= 0)
-    return decide
-
-
-@kernel
 def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
                  games, seats, masks, rng, out):  # fmt: skip
     """The phases that choose a card: play (the best card, a forced bluff, or draw), drawn
@@ -228,16 +174,22 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     coins = coin_draws(t, floats, masks, restrict, rng) if bluffs else np.empty(0)
     uniform, favorite_noise = strategy_draws(ints, k, kinds, rng)
     noise = rng.random((k, kinds), dtype=np.float32)
-    naming_noise, random = naming_draws(ints, k, rng) if phase != MULTI else (
+    names = phase != MULTI or t.extended  # a classic multi-play names no color, draws nothing
+    naming_noise, random = naming_draws(ints, k, rng) if names else (
         np.empty((0, 4)), np.empty(0, np.int64))  # fmt: skip
     strategy = ints[STRATEGY]
+    changes_hands = ints[CHANGES_HANDS] > 0
     playable = np.empty(kinds, np.bool_)
     allowed = np.empty(kinds, np.bool_)
     counts = np.empty(4, np.int64)
+    color_points = np.zeros(4)
     for i in range(k):
         g, seat, mask = games[i], seats[i], masks[i]
         four = read_hand(a, t, g, seat, mask, playable, counts)
-        forced, challenge_now = False, False
+        if ints[DISCARD_ALL_ON]:
+            points_by_color(a, t, tables, g, seat, color_points)
+        swap_gain, shuffle_gain = hand_gains(a, t, g, seat) if changes_hands else (0, 0)
+        forced, challenge_now, boomerang = False, False, False
         if phase == DRAWN:
             allowed[:] = playable
             if restrict and mask[PASS]:
@@ -246,11 +198,18 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
         if bluffs:
             forced = bluff_forced(a, t, ints, floats, bluff_rows, g, seat, playable, four,
                                   counts, coins, i)  # fmt: skip
+            if changes_hands:
+                fallback = mask[DRAW] if phase == PLAY else mask[PASS]
+                hold_back(a, t, tables, g, seat, playable, fallback, swap_gain, shuffle_gain)
         if phase == DRAWN and not mask[PASS] and not forced and not playable.any():
             playable[:] = allowed  # must-play: the drawn card is the only legal action
         if phase == RESPOND:
             if mask[CHALLENGE]:
                 challenge_now = challenges(a, t, ints, floats, tables, challenge_rows, g, seat)
+            if ints[BOOMERANG_KIND] >= 0:  # it answers, it is never stacked
+                boomerang = mask[ints[BOOMERANG_ACTION]] and boomerang_answers(a, t, ints, g,
+                                                                                seat)  # fmt: skip
+                playable[ints[BOOMERANG_KIND]] = False
             if not ints[STACK]:
                 playable[:] = False
         favorite = 0
@@ -260,12 +219,17 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
         if strategy == AGGRESSIVE:
             threat, threat_any = threats(a, t, ints, g, seat)
         kind, has = best_card(t, ints, tables, log_held, a.hands[g, seat], playable, favorite,
-                              uniform, noise, i, threat, threat_any)  # fmt: skip
+                              uniform, noise, i, threat, threat_any, counts, color_points,
+                              swap_gain, shuffle_gain)  # fmt: skip
         if forced:
             targeted = ints[FORCED_KIND]
             kind = targeted if playable[targeted] else WILD_DRAW_FOUR
-        if phase == MULTI:
+        if boomerang:
+            out[i] = ints[BOOMERANG_ACTION]
+        elif phase == MULTI and not t.extended:
             out[i] = t.first_action[kind] if has else PASS
+        elif phase == MULTI:
+            out[i] = play_action(t, ints, kind, counts, naming_noise, random, i) if has else PASS
         elif phase == RESPOND and challenge_now:
             out[i] = CHALLENGE
         elif has or forced:
@@ -276,18 +240,25 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
 
 @kernel
 def decide_target(a, t, games, seats, masks, rng, out):
-    """The target phase (seven-zero): the legal seat holding the fewest cards, ties at
-    random (:func:`uno_rl.agents.targets.choose_target`, classic layout)."""
-    others = t.players - 1
+    """The target phase: a swap partner (the legal seat holding the fewest cards, ties at
+    random) or a targeted draw's victim (the fewest cards, ties to the one playing first)
+    (:func:`uno_rl.agents.targets.choose_target`)."""
+    others, p = t.players - 1, t.players
     noise = rng.random((games.size, others))
     for i in range(games.size):
+        g, seat = games[i], seats[i]
+        effect = t.effect_rank[max(np.int64(a.top[g]), 0)]
+        targeted = effect == TARGETED_TWO or effect == TARGETED_FOUR
         best, choice = np.inf, 0
         for j in range(others):
             value = np.inf
             if masks[i, TARGET + j]:
-                value = np.float64(size_of(a, t, games[i], seats[i], j + 1)) + (
-                    noise[i, j] * TIE_NOISE
-                )
+                size = np.float64(size_of(a, t, g, seat, j + 1))
+                if targeted:
+                    order = j + 1 if a.direction[g] >= 0 else (-(j + 1)) % p
+                    value = size * p + order
+                else:
+                    value = size + noise[i, j] * TIE_NOISE
             if value < best:
                 best, choice = value, j
         out[i] = TARGET + choice
@@ -305,13 +276,24 @@ def decide_color(a, t, ints, games, seats, rng, out):
 
 
 @kernel
-def decide_jump(t, masks, out):
-    """The jump-in phase: jump in with the first colored card that may (no draws)."""
+def decide_jump(a, t, ints, games, seats, masks, rng, out):
+    """The jump-in phase: jump in with the first card that may (classic layout: the first
+    colored card, no draws; extended: any card, naming the color held most)."""
+    naming_noise, random = naming_draws(ints, games.size, rng) if t.extended else (
+        np.empty((0, 4)), np.empty(0, np.int64))  # fmt: skip
+    counts = np.empty(4, np.int64)
     for i in range(masks.shape[0]):
         out[i] = PASS
-        for kind in range(t.num_kinds):  # a colored card is played by its one action
-            if t.kind_color[kind] >= 0 and masks[i, t.first_action[kind]]:
-                out[i] = t.first_action[kind]
+        for kind in range(t.num_kinds):
+            first = t.first_action[kind]
+            legal = False
+            for action in range(first, first + t.kind_action_count[kind]):
+                legal = legal or masks[i, action]
+            if legal and (t.extended or t.kind_color[kind] >= 0):
+                out[i] = first
+                if t.extended:
+                    color_counts(a, t, games[i], seats[i], counts)
+                    out[i] = play_action(t, ints, kind, counts, naming_noise, random, i)
                 break
 
 
@@ -372,7 +354,7 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
         elif phase == COLOR:
             decide_color(a, t, ints, group, seats, rng, actions)
         elif phase == JUMP:
-            decide_jump(t, group_masks, actions)
+            decide_jump(a, t, ints, group, seats, group_masks, rng, actions)
         else:
             return rows[0]
         for i in range(rows.size):

@@ -23,7 +23,11 @@ from .codes import (
     ANY_ATTACK,
     CALM_WILDS,
     COLOR_FIRST,
+    DISCARD_ALL_ON,
     FAVORITE_0,
+    IS_DISCARD_ALL,
+    IS_SHUFFLE,
+    IS_SWAP,
     NEXT_ATTACK,
     POINTS,
     POINTS_DUMPER,
@@ -39,6 +43,10 @@ inlined = numba.njit(cache=True, inline="always")
 
 #: The tie-break scale (:data:`uno_rl.agents.colors.TIE_NOISE`).
 TIE_NOISE = 1e-3
+#: A Discard All sheds "several" from this many other cards (:data:`.play_order.SEVERAL`).
+SEVERAL = 2.0
+#: What a Swap or Shuffle Hands that gains cards adds (:data:`.play_order.GAIN_BONUS`).
+GAIN_BONUS = 1e6
 _TIE_NOISE_32 = np.float32(TIE_NOISE)
 
 
@@ -80,25 +88,54 @@ def most_held(counts, noise, i):
 
 
 @inlined
-def kind_score(t, ints, tables, log_held, held, kind, favorite, uniform, i, threat, threat_any):
+def sheds_several(t, tables, kind, counts):
+    """The other cards a Discard All ``kind`` sheds where at least :data:`SEVERAL`, else 0
+    (:func:`uno_rl.agents.play_order.sheds_several`; ``counts`` the seat's color counts)."""
+    if tables[IS_DISCARD_ALL, kind] == 0:
+        return 0.0
+    shed = max(np.float64(counts[max(t.kind_color[kind], 0)]) - 1.0, 0.0)
+    return shed if shed >= SEVERAL else 0.0
+
+
+@inlined
+def kind_score(t, ints, tables, log_held, held, kind, favorite, uniform, i, threat, threat_any,
+               counts, color_points):  # fmt: skip
     """The strategy's score of ``kind`` (``card_scores``), ``held`` copies of it in hand;
     ``favorite`` the color held most (color-first, aggressive), ``threat`` / ``threat_any``
-    whether the next player / any other holds at most ``attack_at`` cards (aggressive)."""
+    whether the next player / any other holds at most ``attack_at`` cards (aggressive);
+    ``counts`` and ``color_points`` ((4,) int64 and float64) the seat's cards and card points
+    of each color (a Discard All's bonus)."""
     strategy = ints[STRATEGY]
+    discard_all = ints[DISCARD_ALL_ON] > 0
     if strategy == COLOR_FIRST:
-        return tables[FAVORITE_0 + favorite, kind]
+        score = tables[FAVORITE_0 + favorite, kind]
+        if discard_all:
+            shed = sheds_several(t, tables, kind, counts)
+            score = score + (100.0 + shed if shed > 0 else 0.0)
+        return score
     if strategy == POINTS_DUMPER:
-        return tables[POINTS, kind]
+        score = tables[POINTS, kind]
+        if discard_all and tables[IS_DISCARD_ALL, kind] > 0:
+            color = max(t.kind_color[kind], 0)
+            score += max(color_points[color] - tables[POINTS, kind], 0.0)
+        return score
     if strategy == RULE:
         if t.draw_four_like[kind]:
-            return -2e6
-        if t.always_playable[kind]:
-            return -1e6
-        gumbel = -np.log(-np.log(uniform[i, kind] + 1e-300) + 1e-300)
-        return np.float64(log_held[held]) + gumbel
+            score = -2e6
+        elif t.always_playable[kind]:
+            score = -1e6
+        else:
+            gumbel = -np.log(-np.log(uniform[i, kind] + 1e-300) + 1e-300)
+            score = np.float64(log_held[held]) + gumbel
+        if discard_all and sheds_several(t, tables, kind, counts) > 0:
+            score += 100.0
+        return score
     base = 100.0 * (t.kind_color[kind] == favorite) + tables[RANK_IF_COLORED, kind]
     if not np.isnan(tables[AGGRESSIVE_WILDS, kind]):
         base = tables[AGGRESSIVE_WILDS, kind]
+    if discard_all:
+        shed = sheds_several(t, tables, kind, counts)
+        base += 20.0 + shed if shed > 0 else 0.0
     if tables[NEXT_ATTACK, kind] == 0 and tables[ANY_ATTACK, kind] == 0:
         return base
     on = threat_any if tables[ANY_ATTACK, kind] > 0 else threat
@@ -109,17 +146,22 @@ def kind_score(t, ints, tables, log_held, held, kind, favorite, uniform, i, thre
 
 @inlined
 def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, noise, i, threat,
-              threat_any):  # fmt: skip
+              threat_any, counts, color_points, swap_gain, shuffle_gain):  # fmt: skip
     """(kind, has): the best-ranked kind of ``playable`` ((K,) bool) with the tie noise of row
     ``i`` of ``noise`` ((k, K) float32), and whether any is playable (``_choose_card``);
-    ``hand`` (K,) the seat's cards."""
+    ``hand`` (K,) the seat's cards; a Swap / Shuffle Hands that gains cards (``swap_gain``,
+    ``shuffle_gain`` > 0) goes first."""
     best, choice, has = -np.inf, 0, False
     for kind in range(playable.size):
         if playable[kind]:
             has = True
             value = kind_score(t, ints, tables, log_held, np.int64(hand[kind]), kind, favorite,
-                               uniform, i, threat, threat_any)  # fmt: skip
+                               uniform, i, threat, threat_any, counts, color_points)  # fmt: skip
             value += np.float64(noise[i, kind] * _TIE_NOISE_32)
+            if tables[IS_SWAP, kind] > 0 and swap_gain > 0:
+                value += GAIN_BONUS + swap_gain
+            if tables[IS_SHUFFLE, kind] > 0 and shuffle_gain > 0:
+                value += GAIN_BONUS + shuffle_gain
             if value > best:
                 best, choice = value, kind
     return choice, has

@@ -2,9 +2,9 @@
 
 :func:`compiled_policy` gives a :class:`CompiledPolicy` for the zoo heuristics (``random``,
 ``random-playable``, ``color-first``, ``points-dumper``, ``aggressive``, ``rule``, with every
-bluff, challenge and condition parameter) on rules of the classic deck layout, when the
-compiled engine is in use (:func:`uno_rl.core.backend.compiled_engine`); None otherwise (a
-subclass, an extended deck, the NumPy engine): those agents play batched.
+bluff, challenge and condition parameter, on every deck) when the compiled engine is in use
+(:func:`uno_rl.core.backend.compiled_engine`); None otherwise (a subclass, the NumPy engine):
+those agents play batched.
 :meth:`CompiledPolicy.actions` returns the batched agent's ``act_on_state`` actions, with the
 same generator draws, for the acting seats of a state's games.
 """
@@ -17,13 +17,17 @@ import numpy as np
 
 from uno_rl.core.backend import compiled_engine
 from uno_rl.core.cards import WILD_DRAW_FOUR
+from uno_rl.core.layout import DISCARD_ALL, SHUFFLE_HANDS, SWAP_HANDS
 from uno_rl.core.state import State
 
 from .. import bluff as bluff_module
 from ..base import Agent
 from ..challenge import POLICIES
 from ..conditions import active_conditions
+from ..heuristic import _targeted_four
+from ..play_order import changes_hands
 from ..random_agents import RandomAgent, RandomPlayableAgent
+from ..responses import boomerang_play
 from ..strategies import (
     AggressiveAgent,
     ColorFirstAgent,
@@ -80,8 +84,20 @@ class CompiledPolicy:
         tables = np.zeros((S.NUM_TABLES, kinds), np.float64)
         ints[S.STRATEGY] = strategy
         ints[S.FORCED_KIND] = WILD_DRAW_FOUR
+        ints[S.BOOMERANG_KIND] = ints[S.BOOMERANG_ACTION] = -1
         if strategy >= S.COLOR_FIRST:
             t = _tables(agent)
+            ints[S.FORCED_KIND] = _targeted_four(layout)
+            ints[S.CHANGES_HANDS] = changes_hands(rules)
+            ints[S.DISCARD_ALL_ON] = t.discard_all
+            ints[S.CLOSE_AT] = agent.close_at()
+            boomerang = boomerang_play(layout)
+            if boomerang is not None:
+                ints[S.BOOMERANG_KIND], ints[S.BOOMERANG_ACTION] = boomerang
+            effect = rules.effect_rank
+            tables[S.IS_SWAP] = effect == SWAP_HANDS
+            tables[S.IS_SHUFFLE] = effect == SHUFFLE_HANDS
+            tables[S.IS_DISCARD_ALL] = effect == DISCARD_ALL
             ints[S.CHALLENGE_POLICY] = POLICIES.index(params["challenge"])
             ints[S.CHALLENGE_HAND] = params["challenge_hand"]
             ints[S.CHALLENGE_COLOR] = params["challenge_color"]
@@ -150,7 +166,7 @@ class CompiledPolicy:
 def compiled_policy(agent: Agent) -> CompiledPolicy | None:
     """The compiled form of ``agent``, or None where it plays batched (see the module)."""
     strategy = _STRATEGIES.get(type(agent))
-    if strategy is None or agent.rules.layout.extended or not compiled_engine():
+    if strategy is None or not compiled_engine():
         return None
     policy = agent.__dict__.get("_compiled_policy")
     if policy is None:

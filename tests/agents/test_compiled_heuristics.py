@@ -6,6 +6,7 @@ used only where they apply."""
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -224,3 +225,22 @@ def test_pimc_searches_alike_with_compiled_play_outs(batched_only):
     expected = decide()
     np.testing.assert_array_equal(got[0], expected[0])
     assert got[1] == expected[1]
+
+
+def test_an_unpickled_agent_hands_the_kernel_writable_arrays():
+    # Ray's object store unpickles arrays read-only; numba would compile the kernels again
+    # for read-only arrays in every worker.
+    rules = load_rules("official", players=2)
+    agent = make_agent("color-first:bluff=0.5,bluff_next_max=2", rules)
+    compiled_policy(agent)
+    buffers = []
+    data = pickle.dumps(agent, protocol=5, buffer_callback=buffers.append)
+    readonly = [memoryview(b.raw()).toreadonly() for b in buffers]
+    copy = pickle.loads(data, buffers=readonly)
+    arguments = compiled_policy(copy).kernel_arguments()
+    assert all(array.flags.writeable for array in arguments)
+    state = engine.reset(rules, np.arange(8, dtype=np.uint64) + 1)
+    masks = engine.legal_mask(state)
+    expected = compiled_policy(agent).actions(state, masks, np.random.default_rng(1))
+    got = compiled_policy(copy).actions(state, masks, np.random.default_rng(1))
+    np.testing.assert_array_equal(got, expected)

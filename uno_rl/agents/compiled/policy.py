@@ -127,6 +127,14 @@ class CompiledPolicy:
         self.challenge_rows = _condition_rows(params, "challenge") if heuristic else none
         self.label = agent.label
 
+    def __setstate__(self, state: dict) -> None:
+        # Unpickled arrays can be read-only (Ray's zero-copy object store); numba compiles a
+        # read-only array as another type, so a worker would compile the kernels anew.
+        self.__dict__.update(
+            {key: np.array(value) if isinstance(value, np.ndarray) else value
+             for key, value in state.items()}
+        )  # fmt: skip
+
     def kernel_arguments(self) -> tuple:
         """The policy's arguments of :func:`.nb_phases.decide`, in order."""
         return (self.ints, self.floats, self.tables, self.log_held, self.bluff_rows,

@@ -5,6 +5,7 @@ clear line for a bad choice; both play the same games through the public API."""
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 
@@ -164,3 +165,19 @@ def test_bad_actions_get_the_numpy_engines_errors():
                 module.step(state.copy(), actions, games)
             errors.append(str(caught.value))
         assert errors[0] == errors[1] and "illegal action" in errors[0]
+
+
+def test_rules_unpickled_read_only_give_the_same_compiled_types():
+    # Ray's object store unpickles arrays read-only; numba would compile every kernel again
+    # for such a rule table in each worker.
+    from uno_rl.core.compiled.nb_rules import rule_tables
+
+    rules = load_rules("official", players=3, deck="extension")
+    buffers = []
+    data = pickle.dumps(rules, protocol=5, buffer_callback=buffers.append)
+    copy = pickle.loads(data, buffers=[memoryview(b.raw()).toreadonly() for b in buffers])
+    fields = rule_tables.__wrapped__(copy).fields  # not the cached tables of equal rules
+    arrays = {name: value for name, value in fields.items() if isinstance(value, np.ndarray)}
+    assert arrays and all(value.flags.writeable for value in arrays.values())
+    for name, value in arrays.items():
+        np.testing.assert_array_equal(value, rule_tables(rules).fields[name], name)

@@ -167,6 +167,11 @@ def rule_tables(rules: Rules) -> RuleTables:
     for name in ("players", "hand_size", "uno_penalty", "match_target", "match_rounds",
                  "max_turns", "num_kinds", "num_actions"):  # fmt: skip
         values[name] = int(values[name])
+    # Arrays that arrive read-only (a Rules unpickled from Ray's object store) would make
+    # another structure type, for which numba compiles every kernel anew: copy them.
+    for name, value in values.items():
+        if isinstance(value, np.ndarray) and not value.flags.writeable:
+            values[name] = value.copy()
     tables = _new_rule_tables(*(values[name] for name in _FIELDS))
     tables.fields = values
     return tables

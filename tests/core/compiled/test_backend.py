@@ -180,4 +180,5 @@ def test_rules_unpickled_read_only_give_the_same_compiled_types():
     arrays = {name: value for name, value in fields.items() if isinstance(value, np.ndarray)}
     assert arrays and all(value.flags.writeable for value in arrays.values())
     for name, value in arrays.items():
-        np.testing.assert_array_equal(value, rule_tables(rules).fields[name], name)
+        if not name.startswith("work_"):  # the kernel's scratch arrays hold anything
+            np.testing.assert_array_equal(value, rule_tables(rules).fields[name], name)

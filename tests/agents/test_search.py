@@ -609,3 +609,33 @@ def test_the_horizon_counts_long_play_outs_as_draws():
     assert make_agent("pimc:objective=match", matches).play_out_limit() == (0, None)
     with pytest.raises(AgentError, match="horizon"):
         make_agent("pimc:horizon=-1", rules)
+
+
+def test_a_ppo_rollout_observes_the_live_lanes_in_place_with_the_same_values():
+    """An observing rollout agent reads the running lanes in place (``observe`` with
+    ``games``): the values of a play-out that copies the running lanes out at every step
+    and observes them all, draw for draw."""
+    from uno_rl.core import observe as observing
+
+    state = played_states("official", 2, games=40, seed=11)
+    policy = make_agent("ppo-official-2p", state.rules)
+    seat = np.arange(state.num_games) % 2
+    values = play_out(state.copy(), policy, np.random.default_rng(9), seat)
+
+    lanes, index, rng = state.copy(), np.arange(state.num_games), np.random.default_rng(9)
+    expected = np.full(state.num_games, np.nan)
+    while lanes.num_games:
+        masks = engine.legal_mask(lanes, validate=False)
+        obs = observing.observe(lanes, lanes.actor.astype(np.int64))
+        result = engine.step(lanes, policy.act(obs, masks, rng), validate=False)
+        over = np.flatnonzero(result.round_over)
+        expected[index[over]] = result.net_points[over, seat[index[over]]]
+        running = np.flatnonzero(~result.round_over)
+        lanes, index = lanes.take(running), index[running]
+    np.testing.assert_array_equal(values, expected)
+
+    games, seats = np.array([5, 0, 33, 5]), np.array([1, 0, 0, 1])
+    wanted = observing.observe_numpy(state.take(games), seats)
+    np.testing.assert_array_equal(observing.observe(state, seats, games=games), wanted)
+    with pytest.raises(ValueError, match="games must be in"):
+        observing.observe(state, 0, games=np.array([state.num_games]))

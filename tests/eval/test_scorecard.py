@@ -29,7 +29,8 @@ TINY = protocol.Sizes(rounds=4, matches=1)
 def small_protocol(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(protocol, "HEURISTICS", ZOO)
     patch.setattr(protocol, "BOTS", {2: (), 4: ()})
-    patch.setattr(protocol, "QUICK", TINY)
+    patch.setitem(protocol.SIZES, "quick", TINY)
+    patch.setitem(protocol.SIZES, "search", TINY)
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +121,47 @@ def test_the_same_command_resumes_and_plays_only_the_missing_part(card, tmp_path
     assert pd.read_csv(copy / "rows.csv").equals(pd.read_csv(out / "rows.csv"))
 
 
+def test_a_part_is_played_an_opponent_at_a_time_with_the_rows_of_one_call(
+    tmp_path, monkeypatch, capsys
+):
+    """Each opponent's rows are kept as it ends (a stopped part resumes at the next
+    opponent, and the interruption line says how many), and the part's table is the rows of
+    one evaluator call over every opponent."""
+    small_protocol(monkeypatch)
+    plan = protocol.plan_scorecard("random-playable", players=[2], quick=True)
+    part = plan.parts()[0]
+    assert part.opponents == ZOO
+    rules, label = protocol.scorecard_rules(part.players, part.unit)
+    whole = protocol.evaluate_variant(
+        rules, label, part.matchups(), part.games, part.seed, 1, protocol.CONFIDENCE,
+        rating_rounds=0, progress=False,
+    ).agents  # fmt: skip
+    real, calls = protocol.evaluate_variant, []
+
+    def second_opponent_stopped(*args, **kwargs):
+        calls.append(kwargs["first_matchup"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(protocol, "evaluate_variant", second_opponent_stopped)
+    out = tmp_path / "out"
+    argv = ["random-playable", "--quick", "--players", "2", "--out", str(out), "--workers", "1",
+            "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("interrupted: 0 of 2 parts of the scorecard and 1 of 2 opponents")
+    assert protocol.pieces_done(part, out / "parts") == 1
+    monkeypatch.setattr(
+        protocol, "evaluate_variant", lambda *a, **k: (calls.append(k), real(*a, **k))[1]
+    )
+    assert cli.main(argv) == 0
+    assert calls[2]["first_matchup"] == 1 and len(calls) == 2 + 1 + len(ZOO)
+    played = pd.read_parquet(out / "parts" / "2p-rounds.parquet")
+    pd.testing.assert_frame_equal(played, whole.reset_index(drop=True), check_dtype=False)
+    assert not (out / "parts" / "2p-rounds").exists()
+
+
 def test_other_settings_in_the_folder_are_refused_in_one_line(card, capsys, monkeypatch):
     out, _, _ = card
     small_protocol(monkeypatch)
@@ -136,6 +178,7 @@ def test_other_settings_in_the_folder_are_refused_in_one_line(card, capsys, monk
         (["color-first", "--players", "3"], "invalid choice"),
         (["color-first", "--workers", "0"], "--workers"),
         (["color-first", "--exploitability", "missing.csv"], "no such file"),
+        (["pimc", "--quick", "--search"], "choose one size"),
     ],
 )
 def test_bad_input_is_one_error_line_and_status_2(argv, words, capsys, tmp_path):
@@ -158,6 +201,35 @@ def test_ctrl_c_is_one_line_and_status_130(tmp_path, capsys, monkeypatch):
         f"interrupted: 0 of 4 parts of the scorecard done in {tmp_path / 'out'}; run the same "
         "command to resume"
     ]
+
+
+def test_a_search_agent_gets_the_search_sizes_and_every_output_says_so(
+    tmp_path, capsys, monkeypatch
+):
+    """``--search``: a search agent's scorecard at the search sizes (here miniature), its
+    Markdown, JSON and settings naming them; a scorecard refused as too long points to
+    ``--search`` (the limit lowered here to an hour: the full sizes of ``pimc`` are days)."""
+    agent = "pimc:determinizations=2,rollouts=1"
+    out = tmp_path / "pimc"
+    argv = [agent, "--search", "--players", "2", "--out", str(out), "--workers", "1",
+            "--no-progress"]  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        small_protocol(patch)
+        assert cli.main(argv) == 0
+    text = (out / "scorecard.md").read_text()
+    assert "**Search sizes (4 rounds and 1 match an opponent" in text and "Quick" not in text
+    data = json.loads((out / "scorecard.json").read_text())
+    assert data["size"] == "search" and data["quick"] is False
+    assert data["note"].startswith("Search sizes") and len(data["rows"]) == 2 * 3
+    assert json.loads((out / "settings.json").read_text())["sizes"] == {"rounds": 4, "matches": 1}
+    assert protocol.SIZES["search"] is protocol.SEARCH
+    assert protocol.SEARCH.rounds < protocol.FULL.rounds
+    capsys.readouterr()
+    monkeypatch.setattr("uno_rl.eval.estimate.MAX_SECONDS", 3600)
+    full = ["pimc", "--players", "2", "--out", str(tmp_path / "full"), "--no-progress"]
+    assert cli.main(full) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--search" in err[0] and not (tmp_path / "full" / "parts").exists()
 
 
 def test_the_exploitability_is_the_largest_budget_then_the_highest_bound():

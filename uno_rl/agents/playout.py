@@ -49,16 +49,20 @@ def rollout_actions(
 ) -> np.ndarray:
     """The rollout agent's actions for the lanes ``rows`` of ``state`` (None: all): from the
     state itself where the agent can read it (the heuristics, compiled where they can be: the
-    same actions, no observations built); other agents get every lane (``rows`` None)."""
+    same actions, no observations built), else from the observations of those lanes; an
+    agent that asks for the state gets every lane (``rows`` None)."""
     compiled = compiled_policy(policy)
     if compiled is not None:
         return compiled.actions(state, masks, rng, rows)
     if hasattr(policy, "act_on_state"):
         return policy.act_on_state(state, masks, rng, rows)
+    if not getattr(policy, "needs_state", False):
+        if not policy.needs_observation:
+            return policy.act(None, masks, rng)
+        actor = (state.actor if rows is None else state.actor[rows]).astype(np.int64)
+        return policy.act(observe(state, actor, games=rows), masks, rng)
     obs = observe(state, state.actor.astype(np.int64)) if policy.needs_observation else None
-    if getattr(policy, "needs_state", False):
-        return policy.act(obs, masks, rng, state=state, games=np.arange(state.num_games))
-    return policy.act(obs, masks, rng)
+    return policy.act(obs, masks, rng, state=state, games=np.arange(state.num_games))
 
 
 def play_out(
@@ -94,11 +98,12 @@ def play_out(
     if compiled is not None:
         return _compiled_play_out(lanes, compiled, rng, seat, objective, max_decisions, cut_off)
     values = np.zeros(lanes.num_games, np.float64)
-    # ``state`` row i is lane ``index[i]``; ``live`` the rows still running. A heuristic
-    # reads the live rows in place and only they are stepped; the finished rows are dropped
-    # (one copy of the rest) once they are half of ``state``. Other agents observe the whole
-    # batch: for them the finished rows are dropped at every step that ends some.
-    in_place = hasattr(policy, "act_on_state")
+    # ``state`` row i is lane ``index[i]``; ``live`` the rows still running. An agent reads
+    # (or observes) the live rows in place and only they are stepped; the finished rows are
+    # dropped (one copy of the rest) once they are half of ``state``. An agent that asks for
+    # the state gets the whole batch: for it the finished rows are dropped at every step
+    # that ends some.
+    in_place = not getattr(policy, "needs_state", False) or hasattr(policy, "act_on_state")
     state, index = lanes, np.arange(lanes.num_games)
     live = index
     decisions = 0

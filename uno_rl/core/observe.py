@@ -21,10 +21,18 @@ from .state import State
 __all__ = ["OBS_SIZE", "PIECES", "SLICES", "observe", "observe_numpy"]
 
 
-def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
+def observe(state: State, seats, out: np.ndarray | None = None, games=None) -> np.ndarray:
     """(N, O) float32: the observation of seat ``seats[i]`` in game ``i``, from the engine in
-    use (:mod:`uno_rl.core.backend`); the arguments are those of :func:`observe_numpy`."""
+    use (:mod:`uno_rl.core.backend`); the arguments are those of :func:`observe_numpy`.
+
+    ``games``: (k,) int64 indices of games of ``state``; then (k, O), seat ``seats[i]`` of
+    game ``games[i]`` (the rows of ``observe(state.take(games), seats)``, without the copy
+    under the compiled engine)."""
     compiled = compiled_engine()
+    if games is not None:
+        if compiled is not None:
+            return compiled.observe_games(state, games, seats)
+        state = state.take(np.asarray(games, np.int64))
     if compiled is not None:
         return compiled.observe(state, seats, out)
     return observe_numpy(state, seats, out)

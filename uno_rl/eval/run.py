@@ -336,6 +336,7 @@ def evaluate_variant(
     replays: ReplayRequest | None = None,
     deal_scores: bool = False,
     live: Mapping[str, Agent] | None = None,
+    first_matchup: int = 0,
 ) -> Evaluation:
     """Play and summarise one variant (rules already built).
 
@@ -351,14 +352,20 @@ def evaluate_variant(
     them so), instead of agents built from those names (:mod:`.tournament`): a policy in
     training, say. They must be made for ``rules``; with more than one worker they are
     pickled to the worker processes. Replays are not recorded for such a run.
+
+    ``first_matchup``: the index of ``matchups[0]`` in a larger run
+    (:func:`~uno_rl.eval.tournament.iter_chunks`): the tables of its match-ups played in
+    separate calls are then the rows of the tables of that run.
     """
     check_count(rounds, rules.match)
     check_settings(seed, workers, confidence, rating_rounds)
     live = dict(live or {})
     check_live_agents(live, rules, replays)
+    if replays is not None and first_matchup:
+        raise ValueError("replays are recorded for a whole run (first_matchup 0)")
 
     def chunks():  # planned lazily, as often as needed: a chunk is a few numbers
-        return iter_chunks(rules, matchups, rounds, seed, slots, live)
+        return iter_chunks(rules, matchups, rounds, seed, slots, live, first_matchup)
 
     workers = default_workers() if workers is None else workers
     deals = math.ceil(rounds / rules.players)
@@ -385,7 +392,7 @@ def evaluate_variant(
     outcomes = []
     by_matchup: list[list] = [[] for _ in matchups]
     for chunk, part in zip(chunks(), parts):
-        by_matchup[chunk.matchup_index].append(part)
+        by_matchup[chunk.matchup_index - first_matchup].append(part)
     for m in range(len(matchups)):
         outcomes.append(concat_outcomes(by_matchup[m]))
     players, match = rules.players, rules.match

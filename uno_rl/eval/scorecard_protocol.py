@@ -18,13 +18,18 @@ compare and a paper can cite one by its command line:
   evaluator's per-agent table (:mod:`uno_rl.eval.summary`);
 * the seeds :data:`SEEDS` (one for the single rounds, one for the matches) and the sizes
   :data:`FULL` (20,000 single rounds and 2,000 matches an opponent: the sizes of
-  ``uno_rl exploit``'s final evaluation) or, for a try, :data:`QUICK`.
+  ``uno_rl exploit``'s final evaluation); :data:`SEARCH` for a search agent, which thinks
+  about a second a round (the full sizes would take it days); or, for a try, :data:`QUICK`.
 
 A scorecard is played in parts (:class:`Part`), one per player count and unit (``2p-rounds``,
 ``2p-matches``, ``4p-rounds``, ``4p-matches``), each one evaluator call
 (:func:`uno_rl.eval.run.evaluate_variant`) whose per-agent table is written to
 ``OUT/parts/NAME.parquet`` as soon as it ends; :func:`play_scorecard` skips the parts already
-there, so a stopped scorecard resumes where it stopped. The rows and the texts are made by
+there, so a stopped scorecard resumes where it stopped. A part is played one opponent at a
+time, each opponent's rows written to ``OUT/parts/NAME/K-OPPONENT.parquet`` as it ends (the
+same rows as one call over every opponent: :func:`~uno_rl.eval.run.evaluate_variant`'s
+``first_matchup``), so a resume also keeps the opponents of a part already played: a search
+agent's part is hours. The rows and the texts are made by
 :mod:`uno_rl.eval.scorecard_report`.
 """
 
@@ -59,13 +64,16 @@ __all__ = [
     "PLAYER_COUNTS",
     "PRESET",
     "QUICK",
+    "SEARCH",
     "SEEDS",
+    "SIZES",
     "UNITS",
     "Part",
     "Plan",
     "Sizes",
     "opponents",
     "parts_done",
+    "pieces_done",
     "plan_scorecard",
     "play_scorecard",
     "trained_players",
@@ -90,7 +98,10 @@ UNITS = ("rounds", "matches")
 #: The seed of the deals of each unit (public and fixed: every scorecard plays these deals).
 SEEDS = {"rounds": 31_415, "matches": 27_182}
 #: What makes a scorecard shorter (said by a refusal to run above a week).
-_FEWER = "name a faster agent, or pass --quick to try the scorecard at a small size"
+_FEWER = (
+    "pass --search for a search agent's sizes, name a faster agent, or pass --quick to try "
+    "the scorecard at a small size"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,8 +120,14 @@ class Sizes:
 #: The sizes of the protocol: 99% intervals about +-0.9 percentage points wide on rounds won
 #: at 2 players, +-2.9 on matches won.
 FULL = Sizes(rounds=20_000, matches=2_000)
+#: The sizes of ``--search``, for agents that search at every decision (``pimc``, ``ismcts``
+#: and the ``pimc-*`` specs, about a second a round): 99% intervals about +-6.5 percentage
+#: points wide on rounds won at 2 players, +-20 on matches won.
+SEARCH = Sizes(rounds=400, matches=40)
 #: The sizes of ``--quick``: a try, too small for findings.
 QUICK = Sizes(rounds=200, matches=20)
+#: The sizes by name (``Plan.size``).
+SIZES = {"full": FULL, "search": SEARCH, "quick": QUICK}
 
 
 def opponents(players: int) -> tuple[str, ...]:
@@ -162,14 +179,20 @@ def trained_players(agent: Agent) -> int | None:
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-    """What a scorecard plays: ``agent`` at ``players`` (the counts it plays), ``sizes``;
-    ``skipped`` says why each other count of :data:`PLAYER_COUNTS` is not played."""
+    """What a scorecard plays: ``agent`` at ``players`` (the counts it plays), ``sizes``
+    (named ``size``: a key of :data:`SIZES`); ``skipped`` says why each other count of
+    :data:`PLAYER_COUNTS` is not played."""
 
     agent: str
     players: tuple[int, ...]
     skipped: dict[int, str]
     sizes: Sizes
-    quick: bool
+    size: str
+
+    @property
+    def quick(self) -> bool:
+        """Whether this is a ``--quick`` try (too small for findings)."""
+        return self.size == "quick"
 
     def parts(self) -> list[Part]:
         """The parts, by player count, single rounds before matches."""
@@ -198,17 +221,21 @@ class Plan:
 
 def plan_scorecard(
     agent: str, players: Sequence[int] | None = None, quick: bool = False,
-    sizes: Sizes | None = None,
+    sizes: Sizes | None = None, search: bool = False,
 ) -> Plan:  # fmt: skip
-    """The plan of ``agent``'s scorecard at ``players`` (default :data:`PLAYER_COUNTS`).
+    """The plan of ``agent``'s scorecard at ``players`` (default :data:`PLAYER_COUNTS`), at
+    the sizes :data:`FULL`, :data:`SEARCH` (``search``) or :data:`QUICK` (``quick``).
 
     A count where the agent cannot be made for the rules, or that is not the one it was
     trained for (:func:`trained_players`), is skipped with the reason; where it plays none,
     the first reason is raised (:class:`~uno_rl.agents.base.AgentError`; an unknown agent so).
-    ``sizes`` (default :data:`QUICK` when ``quick``, else :data:`FULL`) is for tests.
-    A count named in ``players`` outside :data:`PLAYER_COUNTS` raises ``ValueError``."""
+    ``sizes`` replaces the named size's sizes (for tests).
+    A count named in ``players`` outside :data:`PLAYER_COUNTS`, or both ``quick`` and
+    ``search``, raises ``ValueError``."""
     if not isinstance(agent, str) or not agent.strip():
         raise ValueError("AGENT: name the agent to measure (e.g. color-first)")
+    if quick and search:
+        raise ValueError("--quick and --search: choose one size")
     counts = tuple(dict.fromkeys(PLAYER_COUNTS if not players else players))
     for p in counts:
         if p not in PLAYER_COUNTS:
@@ -240,8 +267,8 @@ def plan_scorecard(
         playing.append(p)
     if not playing:
         raise errors[0]
-    size = sizes or (QUICK if quick else FULL)
-    return Plan(agent, tuple(playing), skipped, size, quick)
+    size = "quick" if quick else "search" if search else "full"
+    return Plan(agent, tuple(playing), skipped, sizes or SIZES[size], size)
 
 
 #: The file of a scorecard folder that says what it was played with.
@@ -331,12 +358,31 @@ def play_scorecard(
     return {p.name: pd.read_parquet(parts / f"{p.name}.parquet") for p in plan.parts()}
 
 
+def piece_path(part: Part, parts: Path, index: int) -> Path:
+    """Where the rows of ``part``'s opponent number ``index`` are kept until the part ends."""
+    return parts / part.name / f"{index:02d}-{part.opponents[index]}.parquet"
+
+
+def pieces_done(part: Part, parts: Path) -> int:
+    """How many of ``part``'s opponents the folder ``parts`` holds the rows of."""
+    return sum(piece_path(part, parts, k).is_file() for k in range(len(part.opponents)))
+
+
 def _play_part(part: Part, parts: Path, workers: int, progress: bool, pool) -> None:
-    """Play one part and write its per-agent table."""
+    """Play one part, an opponent at a time (keeping each opponent's rows as it ends), and
+    write its per-agent table."""
     rules, label = scorecard_rules(part.players, part.unit)
-    result = evaluate_variant(
-        rules, label, part.matchups(), part.games, part.seed, workers, CONFIDENCE,
-        rating_rounds=0, progress=progress, description=f"{part.name} ({part.games:,} each)",
-        pool=pool,
-    )  # fmt: skip
-    write_atomic(result.agents, str(parts / part.name), csv=False)
+    tables = []
+    for k, matchup in enumerate(part.matchups()):
+        path = piece_path(part, parts, k)
+        if not path.is_file():
+            result = evaluate_variant(
+                rules, label, [matchup], part.games, part.seed, workers, CONFIDENCE,
+                rating_rounds=0, progress=progress, pool=pool, first_matchup=k,
+                description=f"{part.name} vs {part.opponents[k]} ({part.games:,})"[:40],
+            )  # fmt: skip
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(result.agents, str(path.with_suffix("")), csv=False)
+        tables.append(pd.read_parquet(path))
+    write_atomic(pd.concat(tables, ignore_index=True), str(parts / part.name), csv=False)
+    shutil.rmtree(parts / part.name)

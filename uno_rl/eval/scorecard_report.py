@@ -53,6 +53,7 @@ __all__ = [
     "ROW_COLUMNS",
     "exploitability",
     "quick_note",
+    "size_note",
     "read_exploitability",
     "shipped_exploitability",
     "scorecard_json",
@@ -180,17 +181,33 @@ def quick_note(plan: Plan) -> str:
     )
 
 
+def size_note(plan: Plan) -> str:
+    """What a scorecard below the full sizes must say first: :func:`quick_note` for a quick
+    run, the search sizes' note for ``--search``, else ``""``."""
+    if plan.size != "search":
+        return quick_note(plan)
+    return (
+        f"Search sizes ({plural(plan.sizes.rounds, 'round')} and "
+        f"{plural(plan.sizes.matches, 'match', 'matches')} an opponent, for an agent that "
+        "searches at every decision): the protocol's seeds and opponents, wider intervals "
+        "than the full sizes'."
+    )
+
+
 def scorecard_json(
     plan: Plan, rows: pd.DataFrame, command: str, figures: dict[int, dict], source: str
 ) -> str:
-    """The scorecard as JSON text: a quick run's ``note`` first, the uno_rl version, the
+    """The scorecard as JSON text: :func:`size_note` as ``note`` first (a quick run, the
+    search sizes), the size's name (``size``), the uno_rl version, the
     command line, the protocol (preset, seeds, sizes, confidence, opponents), per player
     count whether it was played (and why not), the rows (:data:`ROW_COLUMNS`) and the
     exploitability ``figures`` by player count (:func:`exploitability`, read from
     ``source``)."""
     settings = plan.settings()
-    data = {"note": quick_note(plan)} if plan.quick else {}  # a quick run says so first
+    note = size_note(plan)
+    data = {"note": note} if note else {}  # a quick run or the search sizes say so first
     data.update({
+        "size": plan.size,
         "uno_rl": settings.pop("uno_rl"),
         "command": command,
         "agent": plan.agent,
@@ -243,7 +260,7 @@ def scorecard_markdown(
     sizes = plan.sizes
     pct = f"{CONFIDENCE:.0%}"
     lines = [f"# Scorecard: `{plan.agent}`", ""]
-    note = quick_note(plan)
+    note = size_note(plan)
     if note:
         lines += [f"**{note}**", ""]
     lines += [

@@ -197,15 +197,18 @@ def iter_chunks(
     seed: int,
     slots: int = 4096,
     live: Mapping[str, Agent] | None = None,
+    first_matchup: int = 0,
 ) -> Iterator[Chunk]:
     """Chunks playing at least ``rounds`` jobs per match-up (whole deals: a multiple of P):
     rounds, or whole matches when ``rules.match`` (then a deal seeds the match's first round,
     and each later round's deal follows from the one before, the same in every seating).
 
     A generator: a run of any size starts at once, whatever its number of chunks
-    (:func:`chunk_count`). ``live``: the line-ups' live agents (module docstring)."""
+    (:func:`chunk_count`). ``live``: the line-ups' live agents (module docstring).
+    ``first_matchup``: the index of ``matchups[0]`` in a larger run, so that its match-ups
+    played alone draw what they draw in that run (the agents' generators depend on it)."""
     deals = math.ceil(rounds / rules.players)
-    for m, matchup in enumerate(matchups):
+    for m, matchup in enumerate(matchups, start=first_matchup):
         piece = search_piece_deals(deals) if lineup_searches(matchup.lineup, rules, live) else 0
         for c, first in enumerate(range(0, deals, CHUNK_DEALS)):
             count = min(CHUNK_DEALS, deals - first)

@@ -87,6 +87,10 @@ class PPOAgent(Agent):
             raise AgentError(f"agent 'ppo': {error}") from None
         #: (F,) int64: the observation columns the network reads
         self.columns = self.inputs.columns
+        # A network that reads the first F columns (every shipped one) reads a slice: no
+        # gather, and no copy at all where F is the whole observation.
+        first = np.arange(self.columns.size)
+        self._read = slice(0, first.size) if np.array_equal(self.columns, first) else self.columns
         #: the training config the checkpoint records (empty if none): what its value means
         self.config = dict(load_checkpoint(path).get("config") or {})
 
@@ -141,7 +145,7 @@ class PPOAgent(Agent):
         if why:
             raise ValueError(f"agent {self.label!r} cannot estimate {objective!r}: {why}")
         obs = observe(state, np.asarray(seat, np.int64))
-        features = torch.from_numpy(np.ascontiguousarray(obs[:, self.columns]))
+        features = torch.from_numpy(np.ascontiguousarray(obs[:, self._read]))
         _, value = self.network(features)
         value = value.double().numpy()
         if objective == "points":
@@ -152,7 +156,7 @@ class PPOAgent(Agent):
     @torch.no_grad()
     def act(self, observations, masks, rng, memory=None, rows=None):
         k = self._check_batch(observations, masks)
-        features = torch.from_numpy(np.ascontiguousarray(observations[:, self.columns]))
+        features = torch.from_numpy(np.ascontiguousarray(observations[:, self._read]))
         logits, _ = self.network(features)
         logits = masked_logits(logits, torch.from_numpy(masks))
         if self.params["greedy"]:

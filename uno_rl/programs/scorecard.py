@@ -4,6 +4,7 @@
     uno_rl scorecard ppo-official-2p --out docs/results/scorecards/ppo-official-2p
     uno_rl scorecard my_agents.py:MyAgent --players 2   # your own agent, 2 players only
     uno_rl scorecard color-first --quick                # a try at a small size
+    uno_rl scorecard pimc-ppo-official-2p --search      # a search agent's sizes
 
 Plays AGENT by a fixed protocol (:mod:`uno_rl.eval.scorecard_protocol`): official rules,
 every zoo heuristic and the shipped PPO bots as opponents, at 2 players (head to head) and 4
@@ -19,8 +20,10 @@ Writes into ``--out`` (default ``scorecards/AGENT``): ``scorecard.md`` (also pri
 every row with value, low, high and count, the exploitability), ``rows.csv`` (the tidy rows:
 :data:`uno_rl.eval.scorecard_report.ROW_COLUMNS`), ``settings.json`` and ``parts/`` (each
 finished part's table). Stopped (Ctrl-C, SIGTERM, a crash), the same command resumes it: the
-finished parts are kept; ``--fresh`` plays everything again. ``--quick`` plays 200 rounds and
-20 matches an opponent, and every output says it is a quick run. Bad input (an unknown agent,
+finished parts are kept; ``--fresh`` plays everything again. ``--search`` plays 400 rounds and
+40 matches an opponent, for an agent that searches at every decision (the full sizes would take
+it days), and every output says so. ``--quick`` plays 200 rounds and 20 matches an opponent,
+and every output says it is a quick run. Bad input (an unknown agent,
 one that plays neither 2 nor 4 players, a bad option) is one ``error:`` line and exit
 status 2.
 """
@@ -45,9 +48,11 @@ from uno_rl.eval.scorecard_protocol import (
     FULL,
     PLAYER_COUNTS,
     QUICK,
+    SEARCH,
     Plan,
     check_resumable,
     parts_done,
+    pieces_done,
     plan_scorecard,
     play_scorecard,
 )
@@ -101,6 +106,12 @@ def build_parser() -> CliParser:
         f"of {FULL.rounds:,} and {FULL.matches:,} (every output says it is a quick run)",
     )  # fmt: skip
     parser.add_argument(
+        "--search", action="store_true",
+        help=f"a search agent's sizes: {SEARCH.rounds} rounds and {SEARCH.matches} matches an "
+        "opponent, for an agent that searches at every decision (pimc, ismcts, pimc-*), whose "
+        "full scorecard would take days; every output says so",
+    )  # fmt: skip
+    parser.add_argument(
         "--fresh", action="store_true",
         help="play every part again, even those --out already holds",
     )  # fmt: skip
@@ -149,13 +160,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def interrupted_line(plan: Plan | None, out: Path | None) -> str:
-    """What a stopped scorecard leaves: nothing before its first part, else the parts done."""
+    """What a stopped scorecard leaves: nothing before its first part, else the parts done
+    (and the opponents done of the part it stopped in)."""
     if plan is None or out is None:
         return "interrupted before the scorecard started: nothing was played"
-    done, total = len(parts_done(plan, out)), len(plan.parts())
+    finished = parts_done(plan, out)
+    done, total = len(finished), len(plan.parts())
+    started = [
+        f" and {n} of {len(part.opponents)} opponents of {part.name}"
+        for part in plan.parts()
+        if part not in finished and (n := pieces_done(part, out / "parts"))
+    ]
     return (
-        f"interrupted: {done} of {total} parts of the scorecard done in {out}; run the same "
-        "command to resume"
+        f"interrupted: {done} of {total} parts of the scorecard{''.join(started[:1])} done in "
+        f"{out}; run the same command to resume"
     )
 
 
@@ -174,7 +192,10 @@ def _run(argv: list[str], reached: dict) -> int:
         table = read_exploitability(shipped_exploitability() if shipped else source)
         if table is None and not shipped:
             raise ValueError(f"--exploitability {args.exploitability}: no such file")
-        plan = plan_scorecard(args.agent, [args.players] if args.players else None, args.quick)
+        plan = plan_scorecard(
+            args.agent, [args.players] if args.players else None, args.quick,
+            search=args.search,
+        )  # fmt: skip
         check_resumable(plan, out, args.fresh)
     except (ValueError, AgentError, RulesError) as error:
         print_error(error)

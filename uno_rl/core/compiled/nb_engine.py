@@ -27,7 +27,15 @@ try:  # numba colours its error texts with colorama, whose exit handler would th
 except ImportError:
     pass
 
-__all__ = ["legal_mask", "observe", "reset", "reset_games", "sample_legal_actions", "step"]
+__all__ = [
+    "legal_mask",
+    "observe",
+    "observe_games",
+    "reset",
+    "reset_games",
+    "sample_legal_actions",
+    "step",
+]
 
 
 def reset(rules: Rules, seeds) -> State:
@@ -76,6 +84,22 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
         out[:] = observe(state, seats)
         return out
     games = np.arange(n, dtype=np.int64)
+    observe_many(game_arrays(state), rule_tables(state.rules), games, seats, out)
+    return out
+
+
+def observe_games(state: State, games, seats) -> np.ndarray:
+    """(k, O) float32: the observation of seat ``seats[i]`` in game ``games[i]`` (k,) int64
+    (:func:`uno_rl.core.observe.observe` with ``games``)."""
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    k, p = games.size, state.rules.players
+    seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (k,)))
+    bad = (seats < 0) | (seats >= p)
+    if bad.any():
+        raise ValueError(f"observing seats must be in [0, {p}), got {seats[bad][0]}")
+    if k and (games.min() < 0 or games.max() >= state.num_games):
+        raise ValueError(f"games must be in [0, {state.num_games})")
+    out = np.empty((k, state.rules.layout.obs_size), np.float32)
     observe_many(game_arrays(state), rule_tables(state.rules), games, seats, out)
     return out
 

@@ -13,7 +13,7 @@ import pytest
 
 import uno_rl.agents.compiled.policy as compiled_module
 import uno_rl.agents.playout as playout_module
-from uno_rl.agents import make_agent
+from uno_rl.agents import challenge, make_agent
 from uno_rl.agents.compiled.policy import compiled_policy
 from uno_rl.agents.state_view import StateView
 from uno_rl.agents.strategies import ColorFirstAgent
@@ -150,6 +150,12 @@ def test_compiled_play_outs_give_the_batched_values(
         ("official", dict(players=4, match=True), ["aggressive", "rule", "bluffer", "random"]),
         ("seven-zero", dict(players=3), ["points-dumper", "suspicious", "bayes-challenger"]),
         ("official", dict(players=3, deck="extension"), ["color-first", "points-dumper", "rule"]),
+        ("official", dict(players=2), ["bayes-challenger", "color-first:bluff=0.6"]),
+        (
+            "official",
+            dict(players=4, deck="extension"),
+            ["bayes-challenger", "bluffer", "points-dumper:challenge=bayes,bluff=0.4", "random"],
+        ),
     ],
 )
 def test_evaluations_of_compiled_heuristics_equal_batched_ones(preset, switches, lineup,
@@ -244,3 +250,44 @@ def test_an_unpickled_agent_hands_the_kernel_writable_arrays():
     expected = compiled_policy(agent).actions(state, masks, np.random.default_rng(1))
     got = compiled_policy(copy).actions(state, masks, np.random.default_rng(1))
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("preset", "switches"),
+    [("official", dict(players=2)), ("official", dict(players=4, deck="extension")),
+     ("official", dict(players=3, match=True))],
+)  # fmt: skip
+def test_a_bayes_memory_is_kept_and_read_as_the_batched_agent_does(preset, switches):
+    """Seat 0 a ``bayes-challenger`` with its memory, the others random: the compiled
+    decisions with the batched memory beside them are the batched agent's, and both memories
+    stay equal; the memory bounds the estimate at some challenges."""
+    rules = load_rules(preset, **switches)
+    agent = make_agent("bayes-challenger", rules)
+    policy = compiled_policy(agent)
+    state = engine.reset(rules, np.arange(300, dtype=np.uint64) + 11)
+    ours, theirs = agent.new_memory(state.num_games), agent.new_memory(state.num_games)
+    rng_ours, rng_theirs, others = (np.random.default_rng(2), np.random.default_rng(2),
+                                    np.random.default_rng(3))  # fmt: skip
+    bounded = 0
+    for _ in range(400):
+        running = np.flatnonzero(state.phase != OVER)
+        if not running.size:
+            break
+        masks = engine.legal_mask(state, running)
+        actions = sample_legal_actions(masks, others)
+        mine = np.flatnonzero(state.actor[running] == 0)
+        if mine.size:
+            rows = running[mine]
+            view = StateView(state, rows)
+            expected = agent.act_view(view, masks[mine], rng_theirs, theirs, rows)
+            got = policy.remembering_actions(state, masks[mine], rng_ours, rows, ours)
+            np.testing.assert_array_equal(got, expected)
+            actions[mine] = got
+            on_d4 = (view.previous_color >= 0) & (view.draw4_player > 0)
+            caps = challenge.memory_caps(ours, rows, view)
+            sizes = view.hand_sizes[np.arange(rows.size), np.maximum(view.draw4_player, 0)]
+            bounded += int((on_d4 & (caps < sizes)).sum())
+        for name in ours:
+            np.testing.assert_array_equal(ours[name], theirs[name], name)
+        engine.step(state, actions, running)
+    assert bounded > 0

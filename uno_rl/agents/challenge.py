@@ -49,7 +49,14 @@ from .bluff import (
 )
 from .view import ObservationView
 
-__all__ = ["POLICIES", "challenge_decisions", "new_memory", "remember_action", "update_memory"]
+__all__ = [
+    "POLICIES",
+    "challenge_decisions",
+    "memory_caps",
+    "new_memory",
+    "remember_action",
+    "update_memory",
+]
 
 POLICIES = ("never", "always", "threshold", "bayes")
 #: The symbol of the plain Wild.
@@ -111,10 +118,18 @@ def bluff_estimate(
     unseen_bluff = (unseen * kinds).sum(axis=1)
     cards = view.hand_sizes[np.arange(k), bluffer]
     if memory is not None:
-        possible = memory["possible"][rows, bluffer, previous]
-        cards = np.minimum(cards, possible)
+        cards = np.minimum(cards, memory_caps(memory, rows, view))
     estimate = bluff_probability(unseen_bluff, unseen.sum(axis=1), cards)
     return np.where(on_d4, estimate, 0.0)
+
+
+def memory_caps(memory: Mapping[str, np.ndarray], rows: np.ndarray, view: ObservationView):
+    """(k,) int16: how many of the +4 player's cards in games ``rows`` can be of the color it
+    left, as the memory knows (:data:`UNKNOWN`: all); the ``bayes`` estimate counts only
+    those (meaningful only where a +4 is on top)."""
+    previous = np.maximum(view.previous_color, 0)
+    bluffer = np.maximum(view.draw4_player, 0)
+    return memory["possible"][rows, bluffer, previous]
 
 
 # ---------------------------------------------------------------------- memory

@@ -193,13 +193,13 @@ def play_jobs(
     distinct = list(dict.fromkeys(agents))  # the same object plays all its positions at once
     memories = [agent.new_memory(n) for agent in agents]
     # Per distinct agent: its line-up positions, whether it plays them with memories, and
-    # its compiled form where it has one and needs no memory (it then reads the state).
+    # its compiled form where it has one (it then reads the state; a heuristic's memory is
+    # kept batched beside it).
     plan = []
     for agent in distinct:
         positions = [i for i, a in enumerate(agents) if a is agent]
         remembers = any(memories[i] is not None for i in positions)
-        compiled = None if remembers else compiled_policy(agent)
-        plan.append((agent, positions, remembers, compiled))
+        plan.append((agent, positions, remembers, compiled_policy(agent)))
     needs_obs = any(agent.needs_observation and compiled is None
                     for agent, _, _, compiled in plan)  # fmt: skip
 
@@ -233,7 +233,10 @@ def play_jobs(
             else:
                 groups, mems = [np.flatnonzero(np.isin(acting_position, positions))], [None]
             for rows, memory in zip(groups, mems):
-                if rows.size and compiled is not None:
+                if rows.size and compiled is not None and memory is not None:
+                    actions[rows] = compiled.remembering_actions(state, masks[rows], rng,
+                                                                 live[rows], memory)  # fmt: skip
+                elif rows.size and compiled is not None:
                     actions[rows] = compiled.actions(state, masks[rows], rng, live[rows])
                 elif rows.size:
                     actions[rows] = _act(agent, observations, masks, rows, rng, memory, live, state)

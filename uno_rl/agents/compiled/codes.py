@@ -22,6 +22,8 @@ BLUFF, BREAK_EVEN, NUM_FLOATS = range(3)
     NEXT_ATTACK, ANY_ATTACK, THREAT_WILDS, CALM_WILDS, COPIES, IS_SWAP, IS_SHUFFLE,
     IS_DISCARD_ALL, NUM_TABLES,
 ) = range(16)  # fmt: skip
+#: The ``bayes`` bound of a game without a memory: every card of the +4 player's hand.
+NO_CAP = 1 << 30
 #: Features a condition reads (a condition row is ``(feature, bound, value)``).
 NEXT, OWN, COLOR_CARDS, WILDS, LEAD, TOP, TURN, THEIR, KEPT = range(9)
 #: A condition's bound: at least, at most, or (``KEPT``) equal to the value (1 kept, 0 changed).

@@ -1,6 +1,8 @@
 """When a compiled heuristic challenges a +4: the ``challenge`` policies of
-:mod:`uno_rl.agents.challenge` (never, always, threshold, bayes without a memory), gated by the
-challenge conditions, for one game (``g``, the acting ``seat``)."""
+:mod:`uno_rl.agents.challenge` (never, always, threshold, bayes), gated by the challenge
+conditions, for one game (``g``, the acting ``seat``). The ``bayes`` memory stays batched:
+what it knows arrives as ``cap``, the +4 player's cards that can be of the color it left
+(:func:`uno_rl.agents.challenge.memory_caps`)."""
 
 from __future__ import annotations
 
@@ -33,9 +35,10 @@ _NO_PLAYABLE_CARD = code("draw_four_legal", "no-playable-card")
 
 
 @kernel
-def bluff_estimate(a, t, tables, g, seat):
+def bluff_estimate(a, t, tables, g, seat, cap):
     """The probability that the +4 on top of game ``g`` was a bluff, from what ``seat`` has
-    seen (:func:`uno_rl.agents.challenge.bluff_estimate` without a memory)."""
+    seen (:func:`uno_rl.agents.challenge.bluff_estimate`), over at most ``cap`` of the +4
+    player's cards (a large ``cap``: no memory)."""
     before = previous_color(a, t, g)
     player = draw_four_player(a, t, g, seat)
     if before < 0 or player <= 0:
@@ -48,7 +51,7 @@ def bluff_estimate(a, t, tables, g, seat):
         unseen_total += unseen
         if t.kind_color[kind] == before or (no_playable and t.always_playable[kind]):
             unseen_bluff += unseen
-    cards = min(size_of(a, t, g, seat, player), np.int64(unseen_total))
+    cards = min(size_of(a, t, g, seat, player), cap, np.int64(unseen_total))
     none = 1.0
     for i in range(cards):
         ratio = (unseen_total - unseen_bluff - i) / (unseen_total - i)
@@ -57,9 +60,9 @@ def bluff_estimate(a, t, tables, g, seat):
 
 
 @kernel
-def challenges(a, t, ints, floats, tables, challenge_rows, g, seat):
+def challenges(a, t, ints, floats, tables, challenge_rows, g, seat, cap):
     """Whether the agent challenges the +4 in game ``g`` (``challenge.challenge_decisions``,
-    before the legal mask)."""
+    before the legal mask); ``cap``: the ``bayes`` memory's bound (:func:`bluff_estimate`)."""
     policy = ints[CHALLENGE_POLICY]
     if policy == NEVER or not t.challenge_enabled:
         return False
@@ -72,7 +75,7 @@ def challenges(a, t, ints, floats, tables, challenge_rows, g, seat):
     if policy == ALWAYS:
         return True
     if policy == BAYES:
-        return bluff_estimate(a, t, tables, g, seat) > floats[BREAK_EVEN]
+        return bluff_estimate(a, t, tables, g, seat, cap) > floats[BREAK_EVEN]
     their = size_of(a, t, g, seat, max(draw_four_player(a, t, g, seat), 0))
     hand = ints[CHALLENGE_HAND]
     decide = hand > 0 and their >= hand

@@ -32,6 +32,7 @@ from .codes import (
     COLOR_FIRST,
     DISCARD_ALL_ON,
     FORCED_KIND,
+    NO_CAP,
     PLAY_DRAWN,
     RANDOM,
     RANDOM_PLAYABLE,
@@ -164,10 +165,11 @@ def threats(a, t, ints, g, seat):
 
 @kernel
 def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
-                 games, seats, masks, rng, out):  # fmt: skip
+                 games, seats, masks, caps, rng, out):  # fmt: skip
     """The phases that choose a card: play (the best card, a forced bluff, or draw), drawn
     (play the drawn card or keep it), respond (challenge, stack with the best allowed card, or
-    accept) and multi (go on with the best card of the same number, or stop)."""
+    accept) and multi (go on with the best card of the same number, or stop). ``caps``: the
+    ``bayes`` memory's bound per game (:func:`.nb_challenge.bluff_estimate`), or empty."""
     k, kinds = games.size, t.num_kinds
     bluffs = phase == PLAY or phase == DRAWN
     restrict = phase == DRAWN and not ints[PLAY_DRAWN]
@@ -205,7 +207,9 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
             playable[:] = allowed  # must-play: the drawn card is the only legal action
         if phase == RESPOND:
             if mask[CHALLENGE]:
-                challenge_now = challenges(a, t, ints, floats, tables, challenge_rows, g, seat)
+                cap = caps[i] if caps.shape[0] else NO_CAP
+                challenge_now = challenges(a, t, ints, floats, tables, challenge_rows, g, seat,
+                                           cap)  # fmt: skip
             if ints[BOOMERANG_KIND] >= 0:  # it answers, it is never stacked
                 boomerang = mask[ints[BOOMERANG_ACTION]] and boomerang_answers(a, t, ints, g,
                                                                                 seat)  # fmt: skip
@@ -326,10 +330,11 @@ def random_actions(ints, masks, rng, out):
 
 @kernel
 def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, games, masks,
-           rng, out):  # fmt: skip
+           caps, rng, out):  # fmt: skip
     """Into ``out`` ((k,) int64): the agent's actions in games ``games`` ((k,) int64) with legal
-    ``masks`` ((k, A) bool). Returns -1, or the first row whose phase has no decision (for a
-    random agent: no legal action)."""
+    ``masks`` ((k, A) bool) and ``bayes`` memory bounds ``caps`` ((k,) int64, or empty: no
+    memory). Returns -1, or the first row whose phase has no decision (for a random agent: no
+    legal action)."""
     strategy = ints[STRATEGY]
     if strategy == RANDOM or strategy == RANDOM_PLAYABLE:
         return random_actions(ints, masks, rng, out)
@@ -347,8 +352,9 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
         for i in range(rows.size):
             seats[i] = a.actor[group[i]]
         if phase == PLAY or phase == DRAWN or phase == RESPOND or phase == MULTI:
+            group_caps = caps[rows] if caps.shape[0] else caps
             decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
-                         group, seats, group_masks, rng, actions)  # fmt: skip
+                         group, seats, group_masks, group_caps, rng, actions)  # fmt: skip
         elif phase == TARGET_PHASE:
             decide_target(a, t, group, seats, group_masks, rng, actions)
         elif phase == COLOR:
@@ -364,9 +370,9 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
 
 @kernel
 def heuristic_actions_kernel(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows,
-                             games, masks, rng, out):  # fmt: skip
+                             games, masks, caps, rng, out):  # fmt: skip
     """:func:`decide` with the state and rules borrowed (no reference counting)."""
     a, t = borrow(a), borrow(t)  # and the arrays unowned: no reference counts below
     return decide(a, t, unowned(ints), unowned(floats), unowned(tables), unowned(log_held),
                   unowned(bluff_rows), unowned(challenge_rows), unowned(games), unowned(masks),
-                  rng, unowned(out))  # fmt: skip
+                  unowned(caps), rng, unowned(out))  # fmt: skip

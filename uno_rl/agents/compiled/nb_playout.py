@@ -50,6 +50,7 @@ def play_out_lanes(a, t, ints, floats, tables, log_held, bluff_rows, challenge_r
     ints_out = np.zeros((2, n), np.int32)
     net_points = np.zeros((n, p), np.int32)
     stats = np.zeros((num_stats, n, p), np.int32)
+    no_caps = np.empty(0, np.int64)  # memoryless play-outs
     decisions = 0
     while live.size:
         k = live.size
@@ -59,7 +60,8 @@ def play_out_lanes(a, t, ints, floats, tables, log_held, bluff_rows, challenge_r
             break
         legal_masks(a, t, live, masks[:k])
         bad = decide(a, t, policy[0], policy[1], policy[2], policy[3], policy[4], policy[5],
-                     unowned(live), unowned(masks[:k]), rng, unowned(actions[:k]))  # fmt: skip
+                     unowned(live), unowned(masks[:k]), no_caps, rng,
+                     unowned(actions[:k]))  # fmt: skip
         if bad >= 0:
             return live[bad]
         kept = 0

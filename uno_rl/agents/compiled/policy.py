@@ -21,6 +21,7 @@ from uno_rl.core.layout import DISCARD_ALL, SHUFFLE_HANDS, SWAP_HANDS
 from uno_rl.core.state import State
 
 from .. import bluff as bluff_module
+from .. import challenge
 from ..base import Agent
 from ..challenge import POLICIES
 from ..conditions import active_conditions
@@ -28,6 +29,7 @@ from ..heuristic import _targeted_four
 from ..play_order import changes_hands
 from ..random_agents import RandomAgent, RandomPlayableAgent
 from ..responses import boomerang_play
+from ..state_view import StateView
 from ..strategies import (
     AggressiveAgent,
     ColorFirstAgent,
@@ -141,10 +143,11 @@ class CompiledPolicy:
                 self.challenge_rows)  # fmt: skip
 
     def actions(self, state: State, masks: np.ndarray, rng: np.random.Generator,
-                rows: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+                rows: np.ndarray | None = None, caps: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """(k,) int64: the actions of the acting seats of games ``rows`` ((k,) int64; None:
         all N) of ``state`` with legal ``masks`` ((k, A) bool), as the batched agent's
-        ``act_on_state`` returns them."""
+        ``act_on_state`` returns them; ``caps`` ((k,) ints): a ``bayes`` memory's bounds
+        (:func:`uno_rl.agents.challenge.memory_caps`; None: no memory)."""
         from uno_rl.core.compiled.nb_rules import rule_tables
         from uno_rl.core.compiled.nb_state import game_arrays
 
@@ -159,7 +162,8 @@ class CompiledPolicy:
         out = np.empty(games.size, np.int64)
         bad = nb_phases.heuristic_actions_kernel(
             game_arrays(state), rule_tables(state.rules), *self.kernel_arguments(), games,
-            masks, rng, out,
+            masks, _NO_CAPS if caps is None else np.ascontiguousarray(caps, dtype=np.int64), rng,
+            out,
         )  # fmt: skip
         if bad >= 0:
             if self.ints[S.STRATEGY] <= S.RANDOM_PLAYABLE:
@@ -169,6 +173,22 @@ class CompiledPolicy:
                 "(is the game over?)"
             )
         return out
+
+    def remembering_actions(self, state: State, masks: np.ndarray, rng: np.random.Generator,
+                            rows: np.ndarray, memory) -> np.ndarray:  # fmt: skip
+        """:meth:`actions` of a ``challenge=bayes`` agent with its ``memory`` (of every game
+        slot; ``rows`` (k,) int64 the games): the memory is folded in and kept as the batched
+        agent's ``act`` does (:mod:`uno_rl.agents.challenge`), the decisions compiled."""
+        rows = np.asarray(rows, np.int64)
+        view = StateView(state, rows)
+        challenge.update_memory(memory, rows, view)
+        actions = self.actions(state, masks, rng, rows, challenge.memory_caps(memory, rows, view))
+        challenge.remember_action(memory, rows, view, actions, state.rules)
+        return actions
+
+
+#: The kernel's ``caps`` without a memory.
+_NO_CAPS = np.empty(0, np.int64)
 
 
 def compiled_policy(agent: Agent) -> CompiledPolicy | None:

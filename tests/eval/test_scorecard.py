@@ -152,6 +152,7 @@ def test_a_part_is_played_an_opponent_at_a_time_with_the_rows_of_one_call(
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("interrupted: 0 of 2 parts of the scorecard and 1 of 2 opponents")
     assert protocol.pieces_done(part, out / "parts") == 1
+    assert protocol._missing(part, out / "parts") == part.matchups()[1:]  # what is estimated
     monkeypatch.setattr(
         protocol, "evaluate_variant", lambda *a, **k: (calls.append(k), real(*a, **k))[1]
     )

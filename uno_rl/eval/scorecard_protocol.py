@@ -336,7 +336,8 @@ def play_scorecard(
     todo = [part for part in plan.parts() if part.name not in done]
     workers = default_workers() if workers is None else workers
     if todo and announce is not None:
-        works = [Work(scorecard_rules(p.players, p.unit)[0], p.matchups(), p.games) for p in todo]
+        works = [Work(scorecard_rules(p.players, p.unit)[0], _missing(p, parts), p.games)
+                 for p in todo]  # fmt: skip
         line = notice(estimate(works, parallel_workers(workers), SEEDS["rounds"]), allow_long,
                       _FEWER)  # fmt: skip
         if line is not None:
@@ -356,6 +357,11 @@ def play_scorecard(
     if pool is not None:
         pool.shutdown(cancel_futures=True)
     return {p.name: pd.read_parquet(parts / f"{p.name}.parquet") for p in plan.parts()}
+
+
+def _missing(part: Part, parts: Path) -> list[Matchup]:
+    """The match-ups of ``part`` whose rows ``parts`` does not hold yet."""
+    return [m for k, m in enumerate(part.matchups()) if not piece_path(part, parts, k).is_file()]
 
 
 def piece_path(part: Part, parts: Path, index: int) -> Path:

@@ -87,12 +87,21 @@ class PPOAgent(Agent):
             raise AgentError(f"agent 'ppo': {error}") from None
         #: (F,) int64: the observation columns the network reads
         self.columns = self.inputs.columns
-        # A network that reads the first F columns (every shipped one) reads a slice: no
-        # gather, and no copy at all where F is the whole observation.
-        first = np.arange(self.columns.size)
-        self._read = slice(0, first.size) if np.array_equal(self.columns, first) else self.columns
         #: the training config the checkpoint records (empty if none): what its value means
         self.config = dict(load_checkpoint(path).get("config") or {})
+
+    @property
+    def _read(self) -> slice | np.ndarray:
+        """How the network's columns are read from an observation: a network that reads the
+        first F columns (every shipped one) reads a slice (no gather, and no copy at all
+        where F is the whole observation), another its ``columns``."""
+        columns = self.columns
+        cached = self.__dict__.get("_read_cache")
+        if cached is None or cached[0] is not columns:
+            first = np.arange(columns.size)
+            read = slice(0, columns.size) if np.array_equal(columns, first) else columns
+            self.__dict__["_read_cache"] = cached = (columns, read)
+        return cached[1]
 
     def _check_batch(self, observations, masks) -> int:
         """The batch size k of ``observations`` (k, O) and ``masks`` (k, A) bool of the

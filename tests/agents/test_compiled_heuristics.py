@@ -13,6 +13,7 @@ import pytest
 
 import uno_rl.agents.compiled.policy as compiled_module
 import uno_rl.agents.playout as playout_module
+import uno_rl.eval.jobs as jobs_module
 from uno_rl.agents import challenge, make_agent
 from uno_rl.agents.compiled.policy import compiled_policy
 from uno_rl.agents.state_view import StateView
@@ -99,6 +100,7 @@ def batched_only(monkeypatch):
     def switch_off():
         monkeypatch.setattr(compiled_module, "compiled_policy", lambda agent: None)
         monkeypatch.setattr(playout_module, "compiled_policy", lambda agent: None)
+        monkeypatch.setattr(jobs_module, "compiled_policy", lambda agent: None)
 
     return switch_off
 

@@ -9,6 +9,10 @@ its rounds follow each other in the slot (the engine deals round ``k + 1`` from 
 seed, so every seating of a deal sees the same sequence of deals: duplicate deals at the match
 level), and every round's result is added to the job as it ends.
 
+When every agent of the line-up is a compiled heuristic without a memory, and nothing
+records or observes the steps, the whole loop runs compiled
+(:mod:`uno_rl.agents.compiled.job_loop`), with the same outcomes and generator draws.
+
 :func:`play_jobs` returns one :class:`Outcomes` row per job, in job order. Everything is a
 function of the deal seeds and the generator: the same inputs give the same outcomes.
 
@@ -28,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from uno_rl.agents.base import Agent
+from uno_rl.agents.compiled.job_loop import empty_results, play_compiled_jobs
 from uno_rl.agents.compiled.policy import compiled_policy
 from uno_rl.core import engine
 from uno_rl.core.observe import observe
@@ -71,10 +76,6 @@ def rotations(players: int) -> np.ndarray:
     position sits in every seat exactly once per deal."""
     seats = np.arange(players)
     return (seats[None, :] + seats[:, None]) % players
-
-
-#: (J, P) int32 per-seat sums of :class:`Outcomes` over the rounds of a job.
-_SEAT_SUMS = ("round_wins", "net_points", "penalty")
 
 
 @dataclasses.dataclass
@@ -125,18 +126,7 @@ class Outcomes:
 
     @classmethod
     def empty(cls, jobs: int, players: int) -> Outcomes:
-        seats = {name: np.zeros((jobs, players), np.int32) for name in _SEAT_SUMS}
-        return cls(
-            position=np.zeros((jobs, players), np.int8),
-            winner=np.full(jobs, -1, np.int8),
-            truncated=np.zeros(jobs, bool),
-            rounds=np.zeros(jobs, np.int32),
-            truncated_rounds=np.zeros(jobs, np.int32),
-            decisions=np.zeros(jobs, np.int32),
-            scores=np.zeros((jobs, players), np.int32),
-            **seats,
-            **{name: np.zeros((jobs, players), np.int32) for name in STAT_NAMES},
-        )
+        return cls(position=np.zeros((jobs, players), np.int8), **empty_results(jobs, players))
 
 
 def play_jobs(
@@ -205,6 +195,15 @@ def play_jobs(
 
     slot_job = np.arange(n)
     state = engine.reset(rules, job_seed[:n])
+    if (
+        recorder is None
+        and observer is None
+        and all(compiled is not None and not remembers for _, _, remembers, compiled in plan)
+    ):
+        policies = [compiled for *_, compiled in plan]
+        held = [positions for _, positions, _, _ in plan]
+        play_compiled_jobs(state, policies, held, rng, job_seed, out.position, out, on_finished)
+        return out
     position = out.position[slot_job].astype(np.int64)  # (n, P) line-up position per seat
     if recorder is not None:
         recorder.start(n, job_seed, out.position)

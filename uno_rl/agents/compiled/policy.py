@@ -211,9 +211,10 @@ def cache_is_cold() -> bool:
     disk yet (its first call compiles; :mod:`.precompile` compiles them up front)."""
     from uno_rl.core.compiled import warm as engine_warm
 
-    from . import nb_phases, nb_playout
+    from . import nb_jobs, nb_phases, nb_playout
 
-    entry_points = (nb_phases.heuristic_actions_kernel, nb_playout.play_out_lanes)
+    entry_points = (nb_phases.heuristic_actions_kernel, nb_playout.play_out_lanes,
+                    nb_jobs.play_job_steps)  # fmt: skip
     return engine_warm.cache_is_cold(entry_points)
 
 
@@ -225,5 +226,5 @@ def _announce_compilation() -> None:
         return
     _announced = True
     if cache_is_cold():
-        print("uno_rl: compiling the heuristics, once on a machine (about half a minute)",
+        print("uno_rl: compiling the heuristics, once on a machine (about 40 seconds)",
               file=sys.stderr, flush=True)  # fmt: skip

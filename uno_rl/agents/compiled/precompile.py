@@ -2,14 +2,15 @@
 ``python -m uno_rl.agents.compiled.precompile`` (what ``make test`` runs first).
 
 As :mod:`uno_rl.core.compiled.warm` does for the engine, this compiles the heuristics'
-kernels (:mod:`.nb_phases`, :mod:`.nb_playout`) up front, about half a minute on a small
-machine; later processes load them from disk.
+kernels (:mod:`.nb_phases`, :mod:`.nb_playout`, :mod:`.nb_jobs`) up front, about 40 seconds on
+a small machine; later processes load them from disk.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -18,14 +19,15 @@ from uno_rl.core.compiled import warm as engine_warm
 
 from ..playout import play_out
 from ..registry import make_agent
+from .job_loop import empty_results, play_compiled_jobs
 from .policy import cache_is_cold, compiled_policy
 
 __all__ = ["compile_heuristics", "main"]
 
 
 def compile_heuristics() -> float:
-    """Compile the heuristics' kernels (a decision and a short play-out); returns the
-    seconds it took."""
+    """Compile the heuristics' kernels (a decision, a short play-out and the evaluator's
+    compiled job loop); returns the seconds it took."""
 
     start = time.perf_counter()
     rules = load_rules("official", players=2)
@@ -34,6 +36,10 @@ def compile_heuristics() -> float:
     generator = np.random.default_rng(0)
     compiled_policy(agent).actions(state, engine.legal_mask(state), generator)
     play_out(state, agent, generator, np.zeros(2, np.int64), max_decisions=3)
+    policy = compiled_policy(agent)
+    one = engine.reset(rules, np.arange(1, dtype=np.uint64))
+    play_compiled_jobs(one, [policy], [[0, 1]], generator, np.arange(1, dtype=np.uint64),
+                       np.array([[0, 1]]), SimpleNamespace(**empty_results(1, 2)))  # fmt: skip
     return time.perf_counter() - start
 
 

@@ -119,6 +119,15 @@ def _config(folder: Path) -> dict:
     return json.loads((folder / "config.json").read_text())
 
 
+def _deals_by_matchup(deals: pd.DataFrame) -> dict[tuple, pd.DataFrame]:
+    """The deal table split once by ``(variant, players, matchup)``, each part sorted by deal
+    (selecting a cell's rows from the whole table again and again is the slow part)."""
+    return {
+        key: part.sort_values("deal")
+        for key, part in deals.groupby(["variant", "players", "matchup"], sort=False)
+    }
+
+
 def situation_table(folder: str | Path) -> pd.DataFrame:
     """One row per cell, side, policy and field member of a finished ``bluff-when`` run.
 
@@ -135,14 +144,12 @@ def situation_table(folder: str | Path) -> pd.DataFrame:
     folder = Path(folder)
     config = _config(folder)
     confidence = float(config["confidence"])
-    deals = pd.read_parquet(folder / "deals.parquet")
+    deals = _deals_by_matchup(pd.read_parquet(folder / "deals.parquet"))
     agents = pd.read_parquet(folder / "agents.parquet")
     rows = []
     for cell in config["cells"]:
         rules = Rules.from_dict(cell["rules"])
         key = (cell["variant"], cell["players"])
-        here = deals[(deals["variant"] == key[0]) & (deals["players"] == key[1])]
-        by_matchup = {m: part for m, part in here.groupby("matchup", sort=False)}
         stats = agents[(agents["variant"] == key[0]) & (agents["players"] == key[1])]
         stats = {(r.matchup, r.agent): r for r in stats.itertuples(index=False)}
         lineups = [tuple(m) for m in cell["matchups"]]
@@ -156,8 +163,8 @@ def situation_table(folder: str | Path) -> pd.DataFrame:
             side = _side(params)
             if side == "plain" or opponent not in plain:
                 continue
-            mine = by_matchup[labels[lineup]].sort_values("deal")
-            base = by_matchup[labels[plain[opponent]]].sort_values("deal")
+            mine = deals[(*key, labels[lineup])]
+            base = deals[(*key, labels[plain[opponent]])]
             f = stats[(labels[lineup], focal)]
             b = stats[(labels[plain[opponent]], plain[opponent][0])]
             row = {
@@ -216,15 +223,13 @@ def field_table(folder: str | Path, table: pd.DataFrame | None = None) -> pd.Dat
     folder = Path(folder)
     config = _config(folder)
     confidence = float(config["confidence"])
-    deals = pd.read_parquet(folder / "deals.parquet")
+    deals = _deals_by_matchup(pd.read_parquet(folder / "deals.parquet"))
     table = situation_table(folder) if table is None else table
     rows = []
     if not len(table):
         return pd.DataFrame()
     keys = ["variant", "players", "unit", "side", "policy"]
     for (variant, players, unit, side, policy), part in table.groupby(keys, sort=False):
-        here = deals[(deals["variant"] == variant) & (deals["players"] == players)]
-        by_matchup = {m: p.sort_values("deal") for m, p in here.groupby("matchup", sort=False)}
         row = {"variant": variant, "players": players, "unit": unit, "side": side,
                "policy": policy, "field": ", ".join(part["against"]),
                "caught_bluffer": part["caught_bluffer"].iloc[0],
@@ -232,10 +237,10 @@ def field_table(folder: str | Path, table: pd.DataFrame | None = None) -> pd.Dat
         for column, prefix in _MEASURES.items():
             diffs = []
             for r in part.itertuples(index=False):
-                mine = by_matchup[r.matchup]
+                mine = deals[(variant, players, r.matchup)]
                 if column not in mine:
                     break
-                base = by_matchup[r.plain_matchup]
+                base = deals[(variant, players, r.plain_matchup)]
                 diffs.append(mine[column].to_numpy() - base[column].to_numpy())
             else:
                 mean = np.mean(diffs, axis=0)

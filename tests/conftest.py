@@ -82,6 +82,22 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=rank)  # stable: collection order within each rank
 
 
+@pytest.fixture(autouse=True)
+def engine_choice_kept():
+    """Put the engine choice back after each test: a program run in-process with another
+    engine (``uno_rl bench --engines numpy``) would otherwise leave the rest of the worker's
+    tests on it."""
+    from uno_rl.core import backend
+
+    chosen, variable = backend._compiled, os.environ.get(backend.ENGINE_VARIABLE)
+    yield
+    backend._compiled = chosen
+    if variable is None:
+        os.environ.pop(backend.ENGINE_VARIABLE, None)
+    else:
+        os.environ[backend.ENGINE_VARIABLE] = variable
+
+
 @pytest.fixture(scope="session")
 def bluff_quick_run(tmp_path_factory):
     """A finished ``uno_rl experiment bluff --quick`` run folder of the shipped study with a

@@ -1,6 +1,7 @@
-"""The evaluator's job loop compiled (``uno_rl/eval/compiled_jobs.py``): taken for line-ups of
-memoryless compiled heuristics, and job for job the outcomes of the Python step loop (which
-the compiled heuristics' tests compare with the batched agents)."""
+"""The evaluator's job loop compiled (``uno_rl/agents/compiled/job_loop.py``): taken for
+line-ups of compiled heuristics (``challenge=bayes`` memories included), and job for job the
+outcomes of the Python step loop (which the compiled heuristics' tests compare with the
+batched agents)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from uno_rl.agents import make_agent
+from uno_rl.agents.strategies import ColorFirstAgent
 from uno_rl.core import engine, load_rules
 from uno_rl.eval.jobs import play_jobs
 
@@ -37,6 +39,24 @@ CASES = [
         "official",
         dict(players=4, scoring="losers-add", match=True, match_target=150),
         ["points-dumper", "color-first:challenge=always", "points-dumper", "random-playable"],
+        8,
+    ),
+    ("official", dict(players=2), ["bayes-challenger", "color-first:bluff=0.6"], 64),
+    (
+        "official",
+        dict(players=4, deck="extension"),
+        [
+            "bayes-challenger",
+            "bluffer",
+            "points-dumper:challenge=bayes,bluff=0.4",
+            "bayes-challenger",
+        ],
+        16,
+    ),
+    (
+        "seven-zero",
+        dict(players=3, match=True, match_target=200),
+        ["color-first:challenge=bayes,bluff=0.5", "bluffer", "bayes-challenger"],
         8,
     ),
 ]
@@ -69,9 +89,14 @@ def test_the_compiled_loop_gives_the_step_loops_outcomes(preset, switches, specs
         assert (expected.rounds > 1).any()
 
 
-def test_a_line_up_with_a_memory_plays_the_step_loop(monkeypatch):
+def test_a_line_up_with_an_agent_of_ones_own_plays_the_step_loop(monkeypatch):
     rules = load_rules("official", players=2)
-    lineup = [make_agent("bayes-challenger", rules), make_agent("color-first", rules)]
+
+    class Mine(ColorFirstAgent):
+        def card_scores(self, view, rng):
+            return super().card_scores(view, rng)[:, ::-1].copy()
+
+    lineup = [Mine(rules), make_agent("color-first", rules)]
     steps = []
     real_step = engine.step
 

@@ -9,8 +9,8 @@ its rounds follow each other in the slot (the engine deals round ``k + 1`` from 
 seed, so every seating of a deal sees the same sequence of deals: duplicate deals at the match
 level), and every round's result is added to the job as it ends.
 
-When every agent of the line-up is a compiled heuristic without a memory, and nothing
-records or observes the steps, the whole loop runs compiled
+When every agent of the line-up is a compiled heuristic (a ``challenge=bayes`` memory
+included), and nothing records or observes the steps, the whole loop runs compiled
 (:mod:`uno_rl.agents.compiled.job_loop`), with the same outcomes and generator draws.
 
 :func:`play_jobs` returns one :class:`Outcomes` row per job, in job order. Everything is a
@@ -195,14 +195,13 @@ def play_jobs(
 
     slot_job = np.arange(n)
     state = engine.reset(rules, job_seed[:n])
-    if (
-        recorder is None
-        and observer is None
-        and all(compiled is not None and not remembers for _, _, remembers, compiled in plan)
-    ):
-        policies = [compiled for *_, compiled in plan]
-        held = [positions for _, positions, _, _ in plan]
-        play_compiled_jobs(state, policies, held, rng, job_seed, out.position, out, on_finished)
+    if recorder is None and observer is None and all(c is not None for *_, c in plan):
+        units = []  # (agent, positions deciding at once), in the order of the loop below
+        for q, (_, positions, remembers, _) in enumerate(plan):
+            units += [(q, [i]) for i in positions] if remembers else [(q, positions)]
+        play_compiled_jobs(state, [compiled for *_, compiled in plan], units,
+                           [memory is not None for memory in memories], rng, job_seed,
+                           out.position, out, on_finished)  # fmt: skip
         return out
     position = out.position[slot_job].astype(np.int64)  # (n, P) line-up position per seat
     if recorder is not None:

@@ -1,6 +1,6 @@
 """The evaluator's job loop (:func:`uno_rl.eval.jobs.play_jobs`) in compiled calls
-(:mod:`.nb_jobs`), for line-ups whose every agent is a compiled, memoryless heuristic: the
-same outcomes and generator draws, without Python's cost per step.
+(:mod:`.nb_jobs`), for line-ups whose every agent is a compiled heuristic (``challenge=bayes``
+memories included): the same outcomes and generator draws, without Python's cost per step.
 
 :func:`empty_results` makes the per-job result arrays the loop adds to (the evaluator's
 ``Outcomes`` holds the same arrays); :func:`play_compiled_jobs` plays a queue of jobs into them.
@@ -16,6 +16,7 @@ from uno_rl.core import engine
 from uno_rl.core.phases import PHASE_NAMES
 from uno_rl.core.state import STAT_NAMES, State
 
+from .. import challenge
 from .policy import CompiledPolicy
 
 __all__ = ["STEPS_PER_CALL", "empty_results", "play_compiled_jobs"]
@@ -55,7 +56,8 @@ def _stacked_rows(rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 def play_compiled_jobs(
     state: State,
     policies: Sequence[CompiledPolicy],
-    positions: Sequence[Sequence[int]],
+    units: Sequence[tuple[int, Sequence[int]]],
+    remembers: Sequence[bool],
     rng: np.random.Generator,
     job_seed: np.ndarray,
     job_position: np.ndarray,
@@ -67,8 +69,11 @@ def play_compiled_jobs(
 
     Args:
         state: a compiled-engine state of ``n`` games.
-        policies: ``policies[q]`` plays line-up positions ``positions[q]``; at every step the
-            agents decide in this order.
+        policies: the distinct agents' compiled policies.
+        units: ``(q, positions)``: ``policies[q]`` decides for line-up positions
+            ``positions`` at once; at every step the units decide in this order (an agent
+            with a memory: a unit per position).
+        remembers: (P,) whether the agent of each line-up position keeps a ``bayes`` memory.
         rng: the agents' generator.
         job_seed: (J,) uint64 deal seed per job.
         job_position: (J, P) line-up position per seat per job.
@@ -86,9 +91,15 @@ def play_compiled_jobs(
     from . import nb_jobs
 
     p = state.rules.players
-    agent_of_position = np.empty(p, np.int64)
-    for q, held in enumerate(positions):
-        agent_of_position[list(held)] = q
+    n = state.num_games
+    unit_policy = np.array([q for q, _ in units], np.int64)
+    unit_of_position = np.empty(p, np.int64)
+    for u, (_, held) in enumerate(units):
+        unit_of_position[list(held)] = u
+    agent_of_position = unit_policy[unit_of_position]
+    remembers = np.ascontiguousarray(remembers, dtype=bool)
+    fresh = challenge.new_memory(n, p)  # every position's memory (read where it remembers)
+    memory = {key: np.ascontiguousarray(np.stack([array] * p)) for key, array in fresh.items()}
     ints = np.ascontiguousarray(np.stack([policy.ints for policy in policies]))
     floats = np.ascontiguousarray(np.stack([policy.floats for policy in policies]))
     tables = np.ascontiguousarray(np.stack([policy.tables for policy in policies]))
@@ -96,7 +107,6 @@ def play_compiled_jobs(
     answer_rows, answer_bounds = _stacked_rows([policy.challenge_rows for policy in policies])
     job_seed = np.ascontiguousarray(job_seed, dtype=np.uint64)
     job_position = np.ascontiguousarray(job_position, dtype=np.int64)
-    n = state.num_games
     slot_job = np.arange(n, dtype=np.int64)
     position = job_position[:n].copy()
     active = np.ones(n, bool)
@@ -107,7 +117,9 @@ def play_compiled_jobs(
     while active.any():
         finished = nb_jobs.play_job_steps(
             arrays, rules, ints, floats, tables, policies[0].log_held, bluff_rows, bluff_bounds,
-            answer_rows, answer_bounds, agent_of_position, rng, job_seed, job_position,
+            answer_rows, answer_bounds, unit_policy, unit_of_position, remembers,
+            memory["sizes"], memory["next_seat"], memory["left_color"], memory["possible"],
+            rng, job_seed, job_position,
             slot_job, position, active, cursor, STEPS_PER_CALL, results.winner,
             results.truncated, results.rounds, results.truncated_rounds, results.decisions,
             results.round_wins, results.net_points, results.penalty, results.scores, stats,

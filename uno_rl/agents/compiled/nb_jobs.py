@@ -1,10 +1,12 @@
-"""The evaluator's job loop compiled: :func:`uno_rl.eval.jobs.play_jobs` with a compiled,
-memoryless heuristic at every line-up position, every step (masks, decisions, moves, results,
-finished jobs and their slots dealt anew) in one call.
+"""The evaluator's job loop compiled: :func:`uno_rl.eval.jobs.play_jobs` with a compiled
+heuristic at every line-up position, every step (masks, decisions, moves, results, finished
+jobs and their slots dealt anew) in one call; a ``challenge=bayes`` agent's memory is kept
+compiled too (:mod:`.nb_memory`).
 
-At each step the live games are decided one agent at a time, in the line-up's order of first
-appearance, each agent's games in slot order, as the batched loop does: the generator's draws,
-the actions and the outcomes are the same. The loop stops after ``max_steps`` steps so that the
+At each step the live games are decided one *unit* at a time: a memoryless agent (all its
+line-up positions at once) or one position of an agent with a memory, in the batched loop's
+order, each unit's games in slot order: the generator's draws, the actions and the outcomes
+are the same. The loop stops after ``max_steps`` steps so that the
 caller can report progress; its position is kept in the caller's arrays (``slot_job``,
 ``position``, ``active``, ``cursor``), and the next call goes on from there.
 """
@@ -20,6 +22,7 @@ from uno_rl.core.compiled.nb_play import apply_action, close_step
 from uno_rl.core.compiled.nb_rules import code
 from uno_rl.core.compiled.nb_struct import borrow, unowned
 
+from .nb_memory import forget, memory_cap, remember_action, update_memory
 from .nb_phases import decide
 
 _LOSERS_ADD = code("scoring", "losers-add")
@@ -29,7 +32,8 @@ NEXT_JOB, NO_DECISION, ILLEGAL, NO_FIRST_CARD = range(4)
 
 @batch
 def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bounds,
-                   challenge_rows, challenge_bounds, agent_of_position, rng, job_seed,
+                   challenge_rows, challenge_bounds, unit_policy, unit_of_position, remembers,
+                   memory_sizes, memory_next, memory_left, memory_possible, rng, job_seed,
                    job_position, slot_job, position, active, cursor, max_steps, winner,
                    truncated, rounds, truncated_rounds, decisions, round_wins, net_points,
                    penalty, scores, stats):  # fmt: skip
@@ -38,12 +42,17 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
     Args:
         ints, floats, tables: (Q, NUM_INTS) int64, (Q, NUM_FLOATS) float64 and
             (Q, NUM_TABLES, K) float64: each distinct agent's policy arrays
-            (:class:`~.policy.CompiledPolicy`), in the order its games are decided.
+            (:class:`~.policy.CompiledPolicy`).
         log_held: (256,) float32, shared by the agents.
         bluff_rows, challenge_rows: (C, 3) int64 every agent's condition rows, agent ``q``'s
             being rows ``bounds[q]:bounds[q + 1]`` ((Q + 1,) int64 ``bluff_bounds``,
             ``challenge_bounds``).
-        agent_of_position: (P,) int64 the agent playing each line-up position.
+        unit_policy: (U,) int64 the agent of each unit, in the order units decide.
+        unit_of_position: (P,) int64 the unit of each line-up position.
+        remembers: (P,) bool: the positions whose agent keeps a ``bayes`` memory.
+        memory_sizes, memory_next, memory_left, memory_possible: (P, n, P) int16, (P, n) int8,
+            (P, n) int8, (P, n, P, 4) int16: each position's memory (:mod:`.nb_memory`; rows
+            of a position without one are not read), forgotten where a slot takes a new job.
         job_seed: (J,) uint64 deal seed per job; job_position: (J, P) int64 line-up position
             per seat per job.
         slot_job, position, active: (n,) int64, (n, P) int64, (n,) bool: each slot's job, its
@@ -56,13 +65,14 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
     """
     a, t = borrow(a), borrow(t)  # and the arrays unowned below: no reference counts
     n, p, num_jobs = slot_job.size, t.players, job_seed.size
-    num_agents = ints.shape[0]
+    num_units = unit_policy.size
     live = np.empty(n, np.int64)
     acting = np.empty(n, np.int64)
     actions = np.empty(n, np.int64)
     group = np.empty(n, np.int64)
     group_masks = np.empty((n, t.num_actions), np.bool_)
     group_actions = np.empty(n, np.int64)
+    group_caps = np.empty(n, np.int64)
     no_caps = np.empty(0, np.int64)  # memoryless agents
     # One result row, reused game by game.
     rewards = np.zeros((1, p), np.float32)
@@ -82,36 +92,49 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
             break
         for i in range(k):
             g = live[i]
-            acting[i] = agent_of_position[position[g, a.actor[g]]]
-        for q in range(num_agents):
+            acting[i] = position[g, a.actor[g]]
+        for u in range(num_units):
             m = 0
             for i in range(k):
-                if acting[i] == q:
+                if unit_of_position[acting[i]] == u:
                     group[m] = live[i]
                     m += 1
             if m == 0:
                 continue
-            games, masks, out = (
-                unowned(group[:m]),
-                unowned(group_masks[:m]),
-                unowned(group_actions[:m]),
-            )
+            q = unit_policy[u]
+            games, masks = unowned(group[:m]), unowned(group_masks[:m])
+            out, caps = unowned(group_actions[:m]), no_caps
             legal_masks(a, t, games, masks)
+            held = acting[0]  # a unit with a memory has one position
+            for i in range(k):
+                if unit_of_position[acting[i]] == u:
+                    held = acting[i]
+                    break
+            if remembers[held]:
+                caps = unowned(group_caps[:m])
+                sizes, nxt = memory_sizes[held], memory_next[held]
+                left, possible = memory_left[held], memory_possible[held]
+                for j in range(m):
+                    update_memory(a, t, sizes, nxt, left, possible, group[j])
+                    caps[j] = memory_cap(a, t, possible, group[j])
             bluffs = np.ascontiguousarray(bluff_rows[bluff_bounds[q] : bluff_bounds[q + 1]])
             answers = np.ascontiguousarray(
                 challenge_rows[challenge_bounds[q] : challenge_bounds[q + 1]])  # fmt: skip
             bad = decide(a, t, unowned(ints[q]), unowned(floats[q]), unowned(tables[q]),
                          unowned(log_held), unowned(bluffs), unowned(answers), games, masks,
-                         no_caps, rng, out)  # fmt: skip
+                         caps, rng, out)  # fmt: skip
             if bad >= 0:
                 cursor[NO_DECISION] = group[bad]
                 return finished
+            if remembers[held]:
+                for j in range(m):
+                    remember_action(a, t, memory_next[held], memory_left[held], group[j],
+                                    out[j])  # fmt: skip
             j = 0
             for i in range(k):
-                if acting[i] == q:
+                if unit_of_position[acting[i]] == u:
                     if not masks[j, out[j]]:
                         cursor[ILLEGAL] = live[i]
-                        actions[i] = out[j]
                         return finished
                     actions[i] = out[j]
                     j += 1
@@ -166,6 +189,10 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
                 position[g, s] = job_position[following, s]
             a.round_index[g] = 0
             a.match_over[g] = False
+            for held in range(p):
+                if remembers[held]:
+                    forget(memory_sizes[held], memory_next[held], memory_left[held],
+                           memory_possible[held], g)  # fmt: skip
             if not deal(a, t, g, job_seed[following], -1):
                 cursor[NO_FIRST_CARD] = g
                 return finished

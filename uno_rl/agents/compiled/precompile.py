@@ -38,8 +38,9 @@ def compile_heuristics() -> float:
     play_out(state, agent, generator, np.zeros(2, np.int64), max_decisions=3)
     policy = compiled_policy(agent)
     one = engine.reset(rules, np.arange(1, dtype=np.uint64))
-    play_compiled_jobs(one, [policy], [[0, 1]], generator, np.arange(1, dtype=np.uint64),
-                       np.array([[0, 1]]), SimpleNamespace(**empty_results(1, 2)))  # fmt: skip
+    play_compiled_jobs(one, [policy], [(0, [0, 1])], [False, False], generator,
+                       np.arange(1, dtype=np.uint64), np.array([[0, 1]]),
+                       SimpleNamespace(**empty_results(1, 2)))  # fmt: skip
     return time.perf_counter() - start
 
 

@@ -36,6 +36,10 @@ def pytest_configure(config):
     problem = suite_profile.problem()
     if problem:
         raise pytest.UsageError(problem)
+    if not hasattr(config, "workerinput"):  # once, before the workers start
+        from uno_rl.agents.compiled.precompile import drop_stale_kernels
+
+        drop_stale_kernels()  # an edited kernel's callers would run its cached old code
 
 
 def pytest_report_header(config):

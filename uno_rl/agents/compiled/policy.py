@@ -39,7 +39,7 @@ from ..strategies import (
 )
 from . import codes as S
 
-__all__ = ["CompiledPolicy", "cache_is_cold", "compiled_policy"]
+__all__ = ["CompiledPolicy", "cache_is_cold", "compiled_policy", "entry_points"]
 
 _STRATEGIES = {
     RandomAgent: S.RANDOM,
@@ -206,16 +206,20 @@ def compiled_policy(agent: Agent) -> CompiledPolicy | None:
 _announced = False
 
 
+def entry_points() -> tuple:
+    """The heuristics' kernels that Python calls (compiled dispatchers)."""
+    from . import nb_jobs, nb_phases, nb_playout
+
+    return (nb_phases.heuristic_actions_kernel, nb_playout.play_out_lanes,
+            nb_jobs.play_job_steps)  # fmt: skip
+
+
 def cache_is_cold() -> bool:
     """Whether some of the heuristics' kernels (the ones Python calls) has no machine code on
     disk yet (its first call compiles; :mod:`.precompile` compiles them up front)."""
     from uno_rl.core.compiled import warm as engine_warm
 
-    from . import nb_jobs, nb_phases, nb_playout
-
-    entry_points = (nb_phases.heuristic_actions_kernel, nb_playout.play_out_lanes,
-                    nb_jobs.play_job_steps)  # fmt: skip
-    return engine_warm.cache_is_cold(entry_points)
+    return engine_warm.cache_is_cold(entry_points())
 
 
 def _announce_compilation() -> None:

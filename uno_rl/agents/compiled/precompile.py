@@ -3,7 +3,8 @@
 
 As :mod:`uno_rl.core.compiled.warm` does for the engine, this compiles the heuristics'
 kernels (:mod:`.nb_phases`, :mod:`.nb_playout`, :mod:`.nb_jobs`) up front, about 40 seconds on
-a small machine; later processes load them from disk.
+a small machine; later processes load them from disk. Cached kernels older than a source they
+read (an edited working copy) are dropped first and compiled anew.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import numpy as np
 
 from uno_rl.core import engine, load_rules
 from uno_rl.core.compiled import warm as engine_warm
+from uno_rl.core.compiled.stale import drop_stale_caches
 
 from ..playout import play_out
 from ..registry import make_agent
 from .job_loop import empty_results, play_compiled_jobs
-from .policy import cache_is_cold, compiled_policy
+from .policy import cache_is_cold, compiled_policy, entry_points
 
-__all__ = ["compile_heuristics", "main"]
+__all__ = ["compile_heuristics", "drop_stale_kernels", "main"]
 
 
 def compile_heuristics() -> float:
@@ -44,7 +46,18 @@ def compile_heuristics() -> float:
     return time.perf_counter() - start
 
 
+def drop_stale_kernels() -> int:
+    """Drop the cached kernels older than a source they read (:mod:`uno_rl.core.compiled.stale`:
+    numba does not see a change in another file), saying so on stderr; returns how many."""
+    dropped = drop_stale_caches([*engine_warm.ENTRY_POINTS, *entry_points()])
+    if dropped:
+        print(f"uno_rl: {dropped} cached kernel files were older than a source they read: "
+              "dropped, to compile anew", file=sys.stderr)  # fmt: skip
+    return dropped
+
+
 def main() -> int:
+    drop_stale_kernels()
     cold = engine_warm.cache_is_cold() or cache_is_cold()
     seconds = engine_warm.compile_engine() + compile_heuristics()
     verb = "compiled" if cold else "loaded (already compiled)"

@@ -85,3 +85,40 @@ def test_the_paired_intervals_of_rates_stay_within_one():
                            ("match_diff_low", "match_win_difference", "match_diff_high")):  # fmt: skip
         assert -1.0 <= pairs[low] < pairs[mid] <= pairs[high] <= 1.0
     assert pairs["win_diff_high"] == 1.0 or pairs["match_diff_high"] == 1.0
+
+
+def openskill_by_hand(lineup, out):
+    """The ratings of one match-up's rounds, each copy its own player and each agent the mean
+    of its copies, straight from openskill's objects (what rating_table computes faster)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {a: model.rating() for a in dict.fromkeys(lineup)}
+    for j in range(out.winner.size):
+        names = [lineup[i] for i in out.position[j]]
+        key = out.net_points[j].astype(np.float64)
+        ranks = (key[None, :] > key[:, None]).sum(axis=1)
+        teams = [[model.rating(mu=ratings[n].mu, sigma=ratings[n].sigma)] for n in names]
+        new = model.rate(teams, ranks=ranks.tolist())
+        for agent in dict.fromkeys(names):
+            mine = [team[0] for n, team in zip(names, new) if n == agent]
+            ratings[agent] = model.rating(mu=float(np.mean([r.mu for r in mine])),
+                                          sigma=float(np.mean([r.sigma for r in mine])))  # fmt: skip
+    return {a: (r.mu, r.sigma) for a, r in ratings.items()}
+
+
+@pytest.mark.parametrize("players", [4, 10])  # 3 copies of an agent, and 9 (NumPy's blocks)
+def test_ratings_are_openskills_to_the_last_bit(players):
+    gen = np.random.default_rng(players)
+    deals = 30
+    lineup = ("solo",) + ("team",) * (players - 1)
+    out = Outcomes.empty(deals * players, players)
+    out.position[:] = np.tile(rotations(players), (deals, 1))
+    out.winner[:] = gen.integers(0, players, size=out.winner.size)
+    out.net_points[:] = -gen.integers(0, 40, size=out.net_points.shape)
+    rows = np.arange(out.winner.size)
+    out.net_points[rows, out.winner] = 0
+    out.net_points[rows, out.winner] = -out.net_points.sum(axis=1)
+    table = rating_table("v", players, [Matchup(lineup)], [out]).set_index("agent")
+    for agent, (mu, sigma) in openskill_by_hand(lineup, out).items():
+        assert (table.loc[agent, "mu"], table.loc[agent, "sigma"]) == (mu, sigma)

@@ -349,6 +349,12 @@ def pair_table(
     return pd.DataFrame(rows)
 
 
+def _mean(values: list[float]) -> float:
+    """``float(np.mean(values))``, without NumPy's cost on a handful of floats: NumPy adds
+    fewer than 8 values one after the other, as ``sum`` does; more in blocks (kept)."""
+    return sum(values) / len(values) if len(values) < 8 else float(np.mean(values))
+
+
 def rating_table(
     variant: str,
     players: int,
@@ -384,8 +390,10 @@ def rating_table(
     model = PlackettLuce()
     shown = spec_labels(matchups)
     agents = list(dict.fromkeys(a for m in matchups for a in m.agents))
-    ratings = {a: model.rating(name=a) for a in agents}
+    start = model.rating()
+    ratings = {a: (start.mu, start.sigma) for a in agents}  # (mu, sigma) of each agent
     counts = dict.fromkeys(agents, 0)
+    seats: list = []  # one rating object per seat, reused game after game
     streams = []
     for matchup, out in zip(matchups, outcomes):
         labels = np.array(matchup.lineup, dtype=object)[out.position]  # (J, P)
@@ -409,17 +417,16 @@ def rating_table(
             if j >= labels.shape[0] or not rated[j]:
                 continue
             names = list(labels[j])
-            teams = [[model.rating(mu=ratings[n].mu, sigma=ratings[n].sigma)] for n in names]
-            new = model.rate(teams, ranks=ranks[j].tolist())  # one player per copy
-            for agent in dict.fromkeys(names):
+            seats += [model.rating() for _ in range(len(names) - len(seats))]
+            for seat, name in zip(seats, names):
+                seat.mu, seat.sigma = ratings[name]
+            new = model.rate([[seat] for seat in seats[: len(names)]], ranks=ranks[j].tolist())
+            for agent in dict.fromkeys(names):  # one player per copy: the copies' mean
                 mine = [team[0] for n, team in zip(names, new) if n == agent]
-                ratings[agent] = model.rating(
-                    mu=float(np.mean([r.mu for r in mine])),
-                    sigma=float(np.mean([r.sigma for r in mine])),
-                    name=agent,
-                )
+                ratings[agent] = (_mean([r.mu for r in mine]), _mean([r.sigma for r in mine]))
                 counts[agent] += 1
             used += 1
+    final = {a: model.rating(mu=mu, sigma=sigma, name=a) for a, (mu, sigma) in ratings.items()}
     return pd.DataFrame(
         [
             {
@@ -433,7 +440,7 @@ def rating_table(
                 "rated_by": "matches" if match else "rounds",
                 "games": counts[a],
             }  # fmt: skip
-            for a, r in ratings.items()
+            for a, r in final.items()
         ],
         columns=_RATING_COLUMNS,
     ).sort_values("ordinal", ascending=False, ignore_index=True)

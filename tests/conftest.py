@@ -39,7 +39,7 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, before the workers start
         from uno_rl.agents.compiled.precompile import drop_stale_kernels
 
-        drop_stale_kernels()  # an edited kernel's callers would run its cached old code
+        drop_stale_kernels()  # callers of an edited kernel would run it as cached
 
 
 def pytest_report_header(config):

@@ -119,10 +119,10 @@ def play_compiled_jobs(
             arrays, rules, ints, floats, tables, policies[0].log_held, bluff_rows, bluff_bounds,
             answer_rows, answer_bounds, unit_policy, unit_of_position, remembers,
             memory["sizes"], memory["next_seat"], memory["left_color"], memory["possible"],
-            rng, job_seed, job_position,
-            slot_job, position, active, cursor, STEPS_PER_CALL, results.winner,
-            results.truncated, results.rounds, results.truncated_rounds, results.decisions,
-            results.round_wins, results.net_points, results.penalty, results.scores, stats,
+            rng, job_seed, job_position, slot_job, position, active, cursor, STEPS_PER_CALL,
+            results.winner, results.truncated, results.rounds, results.truncated_rounds,
+            results.decisions, results.round_wins, results.net_points, results.penalty,
+            results.scores, stats,
         )  # fmt: skip
         state.invalidate()
         _raise_failure(state, policies, agent_of_position, position, cursor, job_seed, slot_job)

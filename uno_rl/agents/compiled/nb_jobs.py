@@ -6,9 +6,9 @@ compiled too (:mod:`.nb_memory`).
 At each step the live games are decided one *unit* at a time: a memoryless agent (all its
 line-up positions at once) or one position of an agent with a memory, in the batched loop's
 order, each unit's games in slot order: the generator's draws, the actions and the outcomes
-are the same. The loop stops after ``max_steps`` steps so that the
-caller can report progress; its position is kept in the caller's arrays (``slot_job``,
-``position``, ``active``, ``cursor``), and the next call goes on from there.
+are the same. The loop stops after ``max_steps`` steps so that the caller can report
+progress; its position is kept in the caller's arrays (``slot_job``, ``position``,
+``active``, ``cursor``), and the next call goes on from there.
 """
 
 from __future__ import annotations

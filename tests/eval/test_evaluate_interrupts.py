@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -41,8 +42,18 @@ def test_a_signal_while_playing_is_one_line(tmp_path, signum, status):
         seen += process.stderr.read(1)
     time.sleep(1.0)  # past the bar's first drawing, which its constructor does
     process.send_signal(signum)
-    process.wait(timeout=60)
-    err = seen + process.stderr.read()  # what the buffered reader holds, then the rest
+    # Read on while waiting: a process whose stderr pipe is full would block writing to it.
+    rest: list[str] = []
+    reader = threading.Thread(target=lambda: rest.append(process.stderr.read()), daemon=True)
+    reader.start()  # what the buffered reader holds, then the rest
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        reader.join(10)
+        pytest.fail(f"still running 60 s after the signal; it wrote:\n{seen + ''.join(rest)}")
+    reader.join(10)
+    err = seen + "".join(rest)
     assert process.returncode == status, err
     assert "Traceback" not in err, err
     assert err.rstrip().splitlines()[-1].split("\r")[-1] == LINE, err

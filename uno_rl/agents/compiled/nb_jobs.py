@@ -112,8 +112,8 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
                     break
             if remembers[held]:
                 caps = unowned(group_caps[:m])
-                sizes, nxt = memory_sizes[held], memory_next[held]
-                left, possible = memory_left[held], memory_possible[held]
+                sizes, nxt = unowned(memory_sizes[held]), unowned(memory_next[held])
+                left, possible = unowned(memory_left[held]), unowned(memory_possible[held])
                 for j in range(m):
                     update_memory(a, t, sizes, nxt, left, possible, group[j])
                     caps[j] = memory_cap(a, t, possible, group[j])
@@ -143,8 +143,8 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
             flags[0, 0] = flags[1, 0] = flags[2, 0] = False
             round_winner[0] = -1
             apply_action(a, t, g, actions[i])
-            close_step(a, t, g, 0, rewards, flags, round_winner, round_ints, round_net,
-                       round_stats)  # fmt: skip
+            close_step(a, t, g, 0, unowned(rewards), unowned(flags), unowned(round_winner),
+                       unowned(round_ints), unowned(round_net), unowned(round_stats))  # fmt: skip
             if not flags[0, 0]:
                 continue
             job = slot_job[g]

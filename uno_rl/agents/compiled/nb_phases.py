@@ -77,8 +77,12 @@ def read_hand(a, t, g, seat, mask, playable, counts):
     if t.classic_direct:  # kinds 0 .. 51: colored, each played by the action of its number
         start = _CLASSIC_COLORED
         hand = hands[g, seat]
+        for c in range(4):  # kind = color * 13 + rank: a color's kinds are 13 in a row
+            held = 0
+            for kind in range(13 * c, 13 * c + 13):
+                held += np.int64(hand[kind])
+            counts[c] = held
         for kind in range(start):
-            counts[kind_color[kind]] += hand[kind]
             playable[kind] = mask[kind]
     for kind in range(start, playable.size):
         c = kind_color[kind]
@@ -109,7 +113,7 @@ def any_four(t, masks, restrict_to_play):
     return False
 
 
-@inlined
+@kernel
 def bluff_forced(a, t, ints, floats, bluff_rows, g, seat, playable, four, counts, coin_draws,
                  i):  # fmt: skip
     """Whether the ``bluff`` coin forces a would-be-bluff +4 in game ``g``; the +4s not
@@ -169,7 +173,8 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     """The phases that choose a card: play (the best card, a forced bluff, or draw), drawn
     (play the drawn card or keep it), respond (challenge, stack with the best allowed card, or
     accept) and multi (go on with the best card of the same number, or stop). ``caps``: the
-    ``bayes`` memory's bound per game (:func:`.nb_challenge.bluff_estimate`), or empty."""
+    ``bayes`` memory's bound per game (:func:`.nb_challenge.bluff_estimate`), or empty.
+    Returns a count of no use to callers (see the end)."""
     k, kinds = games.size, t.num_kinds
     bluffs = phase == PLAY or phase == DRAWN
     restrict = phase == DRAWN and not ints[PLAY_DRAWN]
@@ -179,12 +184,36 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     names = phase != MULTI or t.extended  # a classic multi-play names no color, draws nothing
     naming_noise, random = naming_draws(ints, k, rng) if names else (
         np.empty((0, 4)), np.empty(0, np.int64))  # fmt: skip
-    strategy = ints[STRATEGY]
-    changes_hands = ints[CHANGES_HANDS] > 0
     playable = np.empty(kinds, np.bool_)
     allowed = np.empty(kinds, np.bool_)
     counts = np.empty(4, np.int64)
     color_points = np.zeros(4)
+    # Every array passed unowned: the per-game helpers inlined below would otherwise count
+    # references to each array they touch, game after game (half a decision's time).
+    decide_card_rows(a, t, unowned(ints), unowned(floats), unowned(tables), unowned(log_held),
+                     unowned(bluff_rows), unowned(challenge_rows), phase, unowned(games),
+                     unowned(seats), unowned(masks), unowned(caps), unowned(coins),
+                     unowned(uniform), unowned(favorite_noise), unowned(noise),
+                     unowned(naming_noise), unowned(random), unowned(playable), unowned(allowed),
+                     unowned(counts), unowned(color_points), unowned(out))  # fmt: skip
+    # Read after the call, the arrays live until it returns (numba frees each after its last
+    # use, and an unowned view does not count as one).
+    return (coins.size + uniform.size + favorite_noise.size + noise.size + naming_noise.size
+            + random.size + playable.size + allowed.size + counts.size + color_points.size)  # fmt: skip
+
+
+@kernel
+def decide_card_rows(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
+                     games, seats, masks, caps, coins, uniform, favorite_noise, noise,
+                     naming_noise, random, playable, allowed, counts, color_points, out):  # fmt: skip
+    """:func:`decide_cards` game by game, its generator draws made (``coins``, ``uniform``,
+    ``favorite_noise``, ``noise``, ``naming_noise``, ``random``) and its work arrays given
+    (``playable``, ``allowed``, ``counts``, ``color_points``)."""
+    k = games.size
+    bluffs = phase == PLAY or phase == DRAWN
+    restrict = phase == DRAWN and not ints[PLAY_DRAWN]
+    strategy = ints[STRATEGY]
+    changes_hands = ints[CHANGES_HANDS] > 0
     for i in range(k):
         g, seat, mask = games[i], seats[i], masks[i]
         four = read_hand(a, t, g, seat, mask, playable, counts)
@@ -198,8 +227,15 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
                 playable[:] = False
                 four = False
         if bluffs:
-            forced = bluff_forced(a, t, ints, floats, bluff_rows, g, seat, playable, four,
-                                  counts, coins, i)  # fmt: skip
+            # Called only with a +4 to play (a few games in a hundred): inlined, or called
+            # in every game, it slowed every decision by a third.
+            forced = (
+                four
+                and t.challenge_enabled
+                and bluff_forced(
+                    a, t, ints, floats, bluff_rows, g, seat, playable, four, counts, coins, i
+                )
+            )
             if changes_hands:
                 fallback = mask[DRAW] if phase == PLAY else mask[PASS]
                 hold_back(a, t, tables, g, seat, playable, fallback, swap_gain, shuffle_gain)
@@ -340,19 +376,25 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
         return random_actions(ints, masks, rng, out)
     k = games.size
     phases = np.empty(k, np.int64)
+    in_phase = np.zeros(NUM_PHASES, np.int64)
     for i in range(k):
         phases[i] = a.phase[games[i]]
+        in_phase[phases[i]] += 1
     for phase in range(NUM_PHASES):
-        rows = np.flatnonzero(phases == phase)
-        if rows.size == 0:
+        if in_phase[phase] == 0:
             continue
-        group, group_masks = games[rows], masks[rows]
-        seats = np.empty(rows.size, np.int64)
-        actions = np.empty(rows.size, np.int64)
-        for i in range(rows.size):
+        if in_phase[phase] == k:  # one group: no copies (the common case in play-outs)
+            rows, group, group_masks, group_caps, actions = phases[:0], games, masks, caps, out
+        else:
+            rows = np.flatnonzero(phases == phase)
+            group, group_masks = games[rows], masks[rows]
+            group_caps = caps[rows] if caps.shape[0] else caps
+            actions = np.empty(rows.size, np.int64)
+        m = group.size
+        seats = np.empty(m, np.int64)
+        for i in range(m):
             seats[i] = a.actor[group[i]]
         if phase == PLAY or phase == DRAWN or phase == RESPOND or phase == MULTI:
-            group_caps = caps[rows] if caps.shape[0] else caps
             decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
                          group, seats, group_masks, group_caps, rng, actions)  # fmt: skip
         elif phase == TARGET_PHASE:
@@ -362,7 +404,7 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
         elif phase == JUMP:
             decide_jump(a, t, ints, group, seats, group_masks, rng, actions)
         else:
-            return rows[0]
+            return rows[0] if rows.size else 0
         for i in range(rows.size):
             out[rows[i]] = actions[i]
     return -1

@@ -72,7 +72,8 @@ def play_out_lanes(a, t, ints, floats, tables, log_held, bluff_rows, challenge_r
             for s in range(p):
                 net_points[i, s] = 0
             apply_action(a, t, g, actions[i])
-            close_step(a, t, g, i, rewards, flags, winner, ints_out, net_points, stats)
+            close_step(a, t, g, i, unowned(rewards), unowned(flags), unowned(winner),
+                       unowned(ints_out), unowned(net_points), unowned(stats))  # fmt: skip
             over = flags[2, i] if objective == MATCH_OBJECTIVE else flags[0, i]
             if not over:
                 live[kept] = g

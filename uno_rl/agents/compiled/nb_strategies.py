@@ -152,6 +152,22 @@ def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, nois
     ``hand`` (K,) the seat's cards; a Swap / Shuffle Hands that gains cards (``swap_gain``,
     ``shuffle_gain`` > 0) goes first."""
     best, choice, has = -np.inf, 0, False
+    strategy = ints[STRATEGY]
+    if (
+        (strategy == COLOR_FIRST or strategy == POINTS_DUMPER)
+        and ints[DISCARD_ALL_ON] == 0
+        and swap_gain <= 0
+        and shuffle_gain <= 0
+    ):  # a score read from one table row: the same values as kind_score, many times faster
+        row = FAVORITE_0 + favorite if strategy == COLOR_FIRST else POINTS
+        scores = tables[row]
+        for kind in range(playable.size):
+            if playable[kind]:
+                has = True
+                value = scores[kind] + np.float64(noise[i, kind] * _TIE_NOISE_32)
+                if value > best:
+                    best, choice = value, kind
+        return choice, has
     for kind in range(playable.size):
         if playable[kind]:
             has = True

@@ -52,7 +52,7 @@ _TABLES = (
     "symbol_count",  # int: colored symbols of the layout (the width of a void_symbol block)
     "match_rows",  # (K * 5, K) bool: Layout.match_rows (row top * 5 + color + 1)
     "last_ok",  # (K,) bool: kinds the last_card switch lets be a player's last card
-    "classic_direct",  # bool: kinds 0 .. 51 colored, each played by the action of its number
+    "classic_direct",  # bool: kinds 0 .. 51 colored (color * 13 + rank), each played by its number's action
 )
 #: Work arrays of the kernel, which never allocates (:mod:`.nb_jit`). A kernel call holds the
 #: GIL and calls do not nest, so one set per rule set is enough.
@@ -143,7 +143,7 @@ def rule_tables(rules: Rules) -> RuleTables:
     values["last_ok"] = last_ok
     values["classic_direct"] = bool(
         layout.num_kinds >= 52
-        and (layout.kind_color[:52] >= 0).all()
+        and (layout.kind_color[:52] == np.arange(52) // 13).all()
         and (values["first_action"][:52] == np.arange(52)).all()
         and (values["kind_action_count"][:52] == 1).all()
     )

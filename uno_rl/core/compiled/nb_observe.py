@@ -58,9 +58,12 @@ def observe_public(a, t, g, seat, out):
     """The pieces of the table, the observer's hand, its drawn card and revealed hand."""
     start, p, kinds = t.obs_start, t.players, t.num_kinds
     phase = np.int64(a.phase[g])
+    # Rows and columns read once: every write to ``out`` might, for the compiler, change them.
+    hand, discard = a.hands[g, seat], a.discard[g]
+    hand_at, discard_at = start[_HAND], start[_DISCARD]
     for kind in range(kinds):
-        out[start[_HAND] + kind] = a.hands[g, seat, kind]
-        out[start[_DISCARD] + kind] = a.discard[g, kind]
+        out[hand_at + kind] = hand[kind]
+        out[discard_at + kind] = discard[kind]
     out[start[_TOP_CARD] + a.top[g]] = 1.0
     if a.color[g] >= 0:
         out[start[_COLOR] + a.color[g]] = 1.0
@@ -101,8 +104,9 @@ def observe_shown(a, t, g, seat, out):
         slot = t.symbol_slot[a.void_symbol[g, other]]  # -1 (none) reads -1
         if slot >= 0:
             out[start[_VOID_SYMBOL] + symbols * block + slot] = 1.0
+        played, played_at = a.played[g, other], start[_PLAYED_COLORS] + 5 * block
         for color in range(5):
-            out[start[_PLAYED_COLORS] + 5 * block + color] = a.played[g, other, color]
+            out[played_at + color] = played[color]
         if a.named[g, other] >= 0:
             out[start[_NAMED_COLOR] + 4 * block + a.named[g, other]] = 1.0
 

@@ -45,7 +45,7 @@ from uno_rl.plumbing.resources import data_dir
 
 from . import formats
 from .limits import plural
-from .scorecard_protocol import CONFIDENCE, PRESET, SEEDS, Plan, opponents
+from .scorecard_protocol import CONFIDENCE, PRESET, SEEDS, Part, Plan, opponents
 
 __all__ = [
     "EXPLOITABILITY_TABLE",
@@ -59,6 +59,8 @@ __all__ = [
     "scorecard_json",
     "scorecard_markdown",
     "scorecard_rows",
+    "opponent_rows",
+    "rows_frame",
 ]
 
 #: Columns of the rows (``rows.csv``).
@@ -89,26 +91,41 @@ NOT_MEASURED = "not measured"
 def scorecard_rows(plan: Plan, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The :data:`ROW_COLUMNS` rows of the agent against each opponent it played, from the
     parts' per-agent ``tables`` (by part name), by player count, opponent and measure."""
+    rows = [
+        row
+        for part in plan.parts()
+        for opponent in part.opponents
+        for row in opponent_rows(plan, part, opponent, tables[part.name])
+    ]
+    return rows_frame(rows)
+
+
+def opponent_rows(plan: Plan, part: Part, opponent: str, table: pd.DataFrame) -> list[dict]:
+    """The rows (dicts of :data:`ROW_COLUMNS`) of the agent against ``opponent`` in ``part``,
+    from a per-agent ``table`` holding that match-up: one per measure of the part's unit."""
+    matchup = part.matchups()[part.opponents.index(opponent)]
+    found = table[(table["matchup"] == matchup.label) & (table["agent"] == plan.agent)]
+    if len(found) != 1:
+        raise ValueError(f"part {part.name}: no row of {plan.agent} vs {opponent}")
+    r = found.iloc[0]
     rows = []
-    for part in plan.parts():
-        table = tables[part.name]
-        for opponent, matchup in zip(part.opponents, part.matchups()):
-            found = table[(table["matchup"] == matchup.label) & (table["agent"] == plan.agent)]
-            if len(found) != 1:
-                raise ValueError(f"part {part.name}: no row of {plan.agent} vs {opponent}")
-            r = found.iloc[0]
-            for measure, (unit, value, interval, share) in MEASURES.items():
-                if unit != part.unit:
-                    continue
-                count = r["matches"] if unit == "matches" else r["rounds"]
-                rows.append({
-                    "agent": plan.agent, "players": part.players, "opponent": opponent,
-                    "measure": measure, "value": float(r[value]),
-                    "low": float(r[f"{interval}_low"]), "high": float(r[f"{interval}_high"]),
-                    "fair": 1 / part.players if share else 0.0, "count": int(count),
-                    "unit": unit, "confidence": CONFIDENCE, "seed": part.seed,
-                    "variant": r["variant"], "quick": plan.quick,
-                })  # fmt: skip
+    for measure, (unit, value, interval, share) in MEASURES.items():
+        if unit != part.unit:
+            continue
+        count = r["matches"] if unit == "matches" else r["rounds"]
+        rows.append({
+            "agent": plan.agent, "players": part.players, "opponent": opponent,
+            "measure": measure, "value": float(r[value]),
+            "low": float(r[f"{interval}_low"]), "high": float(r[f"{interval}_high"]),
+            "fair": 1 / part.players if share else 0.0, "count": int(count),
+            "unit": unit, "confidence": CONFIDENCE, "seed": part.seed,
+            "variant": r["variant"], "quick": plan.quick,
+        })  # fmt: skip
+    return rows
+
+
+def rows_frame(rows: list[dict]) -> pd.DataFrame:
+    """The rows as a :data:`ROW_COLUMNS` frame with integer players, counts and seeds."""
     out = pd.DataFrame(rows, columns=ROW_COLUMNS)
     return out.astype({"players": np.int64, "count": np.int64, "seed": np.int64})
 

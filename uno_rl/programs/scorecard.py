@@ -5,6 +5,7 @@
     uno_rl scorecard my_agents.py:MyAgent --players 2   # your own agent, 2 players only
     uno_rl scorecard color-first --quick                # a try at a small size
     uno_rl scorecard pimc-ppo-official-2p --search      # a search agent's sizes
+    uno_rl scorecard pimc --search --out DIR --refresh ppo-official-2p  # one opponent again
 
 Plays AGENT by a fixed protocol (:mod:`uno_rl.eval.scorecard_protocol`): official rules,
 every zoo heuristic and the shipped PPO bots as opponents, at 2 players (head to head) and 4
@@ -22,7 +23,10 @@ every row with value, low, high and count, the exploitability), ``rows.csv`` (th
 finished part's table). Stopped (Ctrl-C, SIGTERM, a crash), the same command resumes it: the
 finished parts are kept; ``--fresh`` plays everything again. ``--search`` plays 400 rounds and
 40 matches an opponent, for an agent that searches at every decision (the full sizes would take
-it days), and every output says so. ``--quick`` plays 200 rounds and 20 matches an opponent,
+it days), and every output says so. ``--refresh OPPONENT`` plays again only the match-ups
+against OPPONENT of the finished scorecard in ``--out`` and replaces their rows
+(:mod:`uno_rl.eval.scorecard_refresh`: an opponent that changed, without replaying the
+others). ``--quick`` plays 200 rounds and 20 matches an opponent,
 and every output says it is a quick run. Bad input (an unknown agent,
 one that plays neither 2 nor 4 players, a bad option) is one ``error:`` line and exit
 status 2.
@@ -56,6 +60,7 @@ from uno_rl.eval.scorecard_protocol import (
     plan_scorecard,
     play_scorecard,
 )
+from uno_rl.eval.scorecard_refresh import finished_scorecard, refresh_rows, refreshed_parts
 from uno_rl.eval.scorecard_report import (
     EXPLOITABILITY_TABLE,
     exploitability,
@@ -116,6 +121,12 @@ def build_parser() -> CliParser:
         help="play every part again, even those --out already holds",
     )  # fmt: skip
     parser.add_argument(
+        "--refresh", action="append", default=[], metavar="OPPONENT",
+        help="in the finished scorecard in --out, play the match-ups against OPPONENT again "
+        "(a shipped bot retrained under its name) and replace its rows; the others are kept "
+        "(repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
         "--exploitability", default=SHIPPED, metavar="CSV",
         help="uno_rl exploit's results table to read the agent's exploitability from; "
         f"'{SHIPPED}': the table shipped with uno_rl ({EXPLOITABILITY_TABLE}); an agent it has "
@@ -155,13 +166,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         with interruptible():
             return _run(list(sys.argv[1:] if argv is None else argv), reached)
     except KeyboardInterrupt as stop:  # Interrupted: a signal; else raised by the code itself
-        print(interrupted_line(reached.get("plan"), reached.get("out")), file=sys.stderr)
+        line = interrupted_line(reached.get("plan"), reached.get("out"), reached.get("refresh"))
+        print(line, file=sys.stderr)
         return stop.status if isinstance(stop, Interrupted) else 128 + signal.SIGINT
 
 
-def interrupted_line(plan: Plan | None, out: Path | None) -> str:
+def interrupted_line(plan: Plan | None, out: Path | None, refresh: bool = False) -> str:
     """What a stopped scorecard leaves: nothing before its first part, else the parts done
-    (and the opponents done of the part it stopped in)."""
+    (and the opponents done of the part it stopped in); a stopped ``--refresh`` changed
+    nothing."""
+    if refresh:
+        return f"interrupted: the scorecard in {out} is unchanged; run the same command again"
     if plan is None or out is None:
         return "interrupted before the scorecard started: nothing was played"
     finished = parts_done(plan, out)
@@ -196,11 +211,25 @@ def _run(argv: list[str], reached: dict) -> int:
             args.agent, [args.players] if args.players else None, args.quick,
             search=args.search,
         )  # fmt: skip
-        check_resumable(plan, out, args.fresh)
+        if args.refresh:
+            if args.fresh:
+                raise ValueError("--refresh and --fresh: choose one")
+            refreshed_parts(plan, args.refresh)
+            command, kept = finished_scorecard(plan, out)
+        else:
+            check_resumable(plan, out, args.fresh)
     except (ValueError, AgentError, RulesError) as error:
         print_error(error)
         return 2
-    reached.update(plan=plan, out=out)
+    reached.update(plan=plan, out=out, refresh=bool(args.refresh))
+    if args.refresh:
+        try:
+            rows = refresh_rows(plan, kept, args.refresh, args.workers or default_workers(),
+                                not args.no_progress)  # fmt: skip
+        except (AgentError, RulesError, ValueError) as error:
+            print_error(error)
+            return 2
+        return _write(plan, out, rows, command, table, source, start)
     done = len(parts_done(plan, out)) if not args.fresh else 0
     if done:
         print(f"resuming the scorecard in {out}: {done} of {len(plan.parts())} parts done",
@@ -215,9 +244,14 @@ def _run(argv: list[str], reached: dict) -> int:
         print_error(error)
         return 2
     rows = scorecard_rows(plan, tables)
+    return _write(plan, out, rows, command_line(argv), table, source, start)
+
+
+def _write(plan: Plan, out: Path, rows, command: str, table, source: str, start: float) -> int:
+    """Write and print the scorecard of ``rows`` (its exploitability from ``table``, read
+    from ``source``)."""
     figures = {p: exploitability(table, plan.agent, p, source) for p in plan.players}
     source = source if table is not None else f"{source} (not found)"
-    command = command_line(argv)
     markdown = scorecard_markdown(plan, rows, command, figures)
     write_text_durably(out / "scorecard.md", markdown)
     write_text_durably(out / "scorecard.json", scorecard_json(plan, rows, command, figures, source))

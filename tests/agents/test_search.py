@@ -413,7 +413,8 @@ def test_margin_corrects_the_rollout_agent_only_where_the_play_outs_are_sure():
         chosen = agent._correct(own, lanes, lanes.mean(axis=1), pair_game, pair_action, 2)
         assert chosen.tolist() == expected, margin
     shipped = make_agent("pimc-ppo-official-2p", load_rules("official", players=2))
-    assert shipped.params["margin"] == 1.0 and shipped.policy.label == "ppo-official-2p"
+    assert shipped.params["margin"] == 1.0
+    assert shipped.policy.label == "ppo-official-2p:greedy=false"  # the bot, sampling
     with pytest.raises(AgentError, match="'margin' must be in"):
         make_agent("pimc:margin=-1", load_rules("official", players=2))
 

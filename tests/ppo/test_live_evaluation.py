@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,8 @@ from uno_rl.ppo.live_policy import LivePolicyAgent
 from uno_rl.programs import train
 
 SHIPPED = AGENTS_DIR / "ppo-official-2p.pt"
+#: The shipped bot sampling its actions, as a live policy in training does.
+SAMPLING = "ppo-official-2p:greedy=false"
 #: Columns naming the policy by its spec's label: ``ppo:<run>`` the old way, ``ppo`` now.
 LABELS = ["label", "matchup_label", "label_a", "label_b"]
 
@@ -87,7 +90,7 @@ def test_the_final_report_evaluates_the_policy_it_is_given(tmp_path):
 def test_a_live_agent_pickles_and_plays_exactly_as_its_checkpoint():
     rules = load_rules("official")
     live = pickle.loads(pickle.dumps(shipped_live(rules)))
-    loaded = make_agent("ppo-official-2p", rules)
+    loaded = make_agent(SAMPLING, rules)
     assert live.label == "ppo" and live.checkpoint_path is None
     state = engine.reset(rules, np.arange(32, dtype=np.uint64))
     for _ in range(20):
@@ -104,11 +107,11 @@ def test_the_evaluator_plays_live_agents_under_their_name_as_a_worker_would():
     rules = load_rules("official")
     live = {"ppo": shipped_live(rules)}
     by_name = make_matchups(["ppo", "color-first"], 2, "head-to-head")
-    by_spec = make_matchups(["ppo-official-2p", "color-first"], 2, "head-to-head")
+    by_spec = make_matchups([SAMPLING, "color-first"], 2, "head-to-head")
     kwargs = dict(rounds=64, seed=3, workers=1, progress=False)
     ours = evaluate_variant(rules, "official", by_name, live=live, **kwargs)
     theirs = evaluate_variant(rules, "official", by_spec, **kwargs)
-    spec_free = numbers(theirs.agents).replace("ppo-official-2p", "ppo", regex=True)
+    spec_free = numbers(theirs.agents).replace(re.escape(SAMPLING), "ppo", regex=True)
     pd.testing.assert_frame_equal(numbers(ours.agents), spec_free)
     assert set(ours.ratings.agent) == {"ppo", "color-first"}
     # What a worker process runs: the task, pickled with its live agent.

@@ -152,17 +152,19 @@ def test_a_run_killed_at_random_points_resumes_without_lost_or_duplicated_rows(t
     resume it each time, and compare every final table with an uninterrupted run."""
     import random
 
-    text = TINY.replace("rounds = 200", "rounds = 1500")
+    text = TINY.replace("rounds = 200", "rounds = 6000")  # a cell takes a few tenths of a second
     path = write(tmp_path, text)
     runs = tmp_path / "runs"
     command = [sys.executable, "-m", "uno_rl.experiment", str(path), "--runs-dir", str(runs),
                "--workers", "1", "--no-progress"]  # fmt: skip
     rng = random.Random(15)
     # (finished cells to wait for, then seconds more before the kill)
-    faults = [(0, rng.uniform(0.5, 2.5)), (2, rng.uniform(0.0, 0.6)), (5, rng.uniform(0.0, 0.6))]
-    killed = []
+    faults = [(0, rng.uniform(0.0, 1.2)), (2, rng.uniform(0.0, 0.2)), (5, rng.uniform(0.0, 0.2))]
+    killed, logs = [], []
     for cells, delay in faults:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        logs.append(tmp_path / f"start-{len(logs)}.log")
+        with logs[-1].open("w") as log:
+            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.time() + 120
         while time.time() < deadline and process.poll() is None:
             if len(list(runs.glob("tiny/*/parts/*.done"))) >= cells:
@@ -173,12 +175,15 @@ def test_a_run_killed_at_random_points_resumes_without_lost_or_duplicated_rows(t
             process.send_signal(signal.SIGKILL)
             killed.append(len(list(runs.glob("tiny/*/parts/*.done"))))
         process.wait()
-    assert len(killed) >= 2, f"the run finished before the faults: killed at {killed}"
+    assert len(killed) == len(faults), f"the run finished before the faults: killed at {killed}"
     (folder,) = (runs / "tiny").iterdir()  # every restart resumed the same run
-    assert not (folder / "DONE").exists()
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert f"resuming tiny in {folder}" in result.stdout
+    if not (folder / "DONE").exists():  # the last start may finish before its kill
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        logs.append(tmp_path / "last.log")
+        logs[-1].write_text(result.stdout)
+    finished = logs[-1].read_text()  # the start that ran to the end resumed the killed run
+    assert f"resuming tiny in {folder}" in finished, finished
     assert (folder / "DONE").exists() and len(list((runs / "tiny").iterdir())) == 1
     fresh = tmp_path / "fresh"
     subprocess.run([*command[:-5], "--runs-dir", str(fresh), "--workers", "1", "--no-progress"],

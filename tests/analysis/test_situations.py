@@ -63,7 +63,7 @@ def test_shipped_study_spans_players_rules_sides_and_matches():
                      "challenge if lead<=-100", "challenge bayes"):  # fmt: skip
         assert expected in labels
     agents = {a for entry in config.behaviour for a in entry["agents"]}
-    assert {"ppo-official-2p-v1", "ppo-bluff-allowed-2p", "ppo-official-4p", "pimc"} <= agents
+    assert {"ppo-official-2p-v1", "ppo-bluff-allowed-2p", "ppo-official-4p-v1", "pimc"} <= agents
 
 
 def test_shipped_quick_study_spans_every_player_count_rule_and_measure():

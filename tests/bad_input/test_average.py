@@ -24,7 +24,7 @@ from bad_input.harness import assert_clean_error
 from uno_rl.plumbing.resources import shipped_dir
 from uno_rl.programs import average
 
-SHIPPED = shipped_dir("agents") / "ppo-official-4p.pt"
+SHIPPED = shipped_dir("agents") / "ppo-official-4p-v1.pt"
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_one_file_named_twice(policies, tmp_path, capsys):
     (tmp_path / "sub").mkdir()
     for twice in ([a, run], [a, other]):
         _run([out, *twice], "are the same file", capsys)
-    _run([out, "ppo-official-4p", SHIPPED], "are the same file", capsys)
+    _run([out, "ppo-official-4p-v1", SHIPPED], "are the same file", capsys)
     assert not out.exists()
 
 

@@ -565,8 +565,8 @@ def test_strength_config_and_its_quick_run(tmp_path, capsys, one_torch_thread):
         "ppo-official-2p-rounds",
     ]
     two_more = [(bot, h) for bot in others for h in heuristics]
-    four_more = [(bot,) + (h,) * 3 for bot in ("ppo-official-4p", "ppo-official-4p-rounds")
-                 for h in heuristics]  # fmt: skip
+    bots_4p = ("ppo-official-4p", "ppo-official-4p-v1", "ppo-official-4p-rounds")
+    four_more = [(bot,) + (h,) * 3 for bot in bots_4p for h in heuristics]
     assert shape == [
         (2, "rounds", 200_000, two),
         (2, "matches", 20_000, two),

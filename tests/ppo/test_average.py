@@ -14,7 +14,7 @@ from uno_rl.ppo import soup as weight_average
 from uno_rl.ppo.checkpoint import load_checkpoint, save_checkpoint
 from uno_rl.programs import average
 
-SHIPPED = "ppo-official-4p.pt"
+SHIPPED = "ppo-official-4p-v1.pt"
 
 
 def shipped_path():
@@ -54,10 +54,10 @@ def test_a_policy_averaged_with_itself_plays_as_before(tmp_path):
     out, copy = tmp_path / "same.pt", tmp_path / "copy.pt"
     copy.write_bytes(shipped_path().read_bytes())
     # shipped agent names resolve to their checkpoint; the same file twice would be refused
-    assert average.main([str(out), "ppo-official-4p", str(copy)]) == 0
+    assert average.main([str(out), "ppo-official-4p-v1", str(copy)]) == 0
     rules = load_rules("official", players=4)
     mine = make_agent(f"ppo:checkpoint={out},greedy=true", rules)
-    shipped = make_agent("ppo-official-4p", rules)
+    shipped = make_agent("ppo-official-4p-v1", rules)
     rng = np.random.default_rng(0)
     from uno_rl.core import engine, observe
     from uno_rl.core.rng import new_seeds

@@ -102,6 +102,10 @@ def test_shipped_bots_choose_exactly_as_before_on_recorded_observations():
     agent = make_agent("ppo-official-2p", load_rules("official"), greedy=True)
     chosen = agent.act(shown["obs"], shown["mask"], np.random.default_rng(0))
     np.testing.assert_array_equal(chosen, shown["ppo-official-2p/greedy"])
+    four = slice(128, None)  # the recording's 4-player observations
+    agent = make_agent("ppo-official-4p", load_rules("official", players=4))
+    chosen = agent.act(shown["obs"][four], shown["mask"][four], np.random.default_rng(0))
+    np.testing.assert_array_equal(chosen, shown["ppo-official-4p/greedy"][four])
 
 
 def test_classic_columns_and_scales_are_todays():

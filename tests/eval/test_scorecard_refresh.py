@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from test_scorecard import ZOO, small_protocol
 
+from uno_rl.eval import scorecard_protocol as protocol
 from uno_rl.eval import scorecard_refresh as refresh
 from uno_rl.programs import scorecard as cli
 
@@ -119,4 +120,43 @@ def test_ctrl_c_is_one_line_and_leaves_the_scorecard_as_it_was(
     assert cli.main([*argv, "--refresh", CHANGED]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"interrupted: the scorecard in {copy} is unchanged; run the same command again"]
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+
+
+def test_an_opponent_the_protocol_added_since_gets_the_rows_of_a_whole_scorecard(
+    finished, tmp_path, monkeypatch, capsys
+):
+    """A bot shipped after the scorecard was played: ``--refresh`` plays it at the index it
+    has in a whole scorecard of the new protocol and puts its rows where that one has them."""
+    copy, argv = copied(finished, tmp_path)
+    small_protocol(monkeypatch)
+    monkeypatch.setattr(protocol, "BOTS", {2: ("random",), 4: ()})
+    capsys.readouterr()
+    assert cli.main([*argv, "--refresh", CHANGED]) == 2  # the new opponent must be named
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the protocol now also plays random" in err[0], err
+    assert cli.main([*argv, "--refresh", "random"]) == 0
+    whole = tmp_path / "whole"
+    assert cli.main([a if a != copy.as_posix() else whole.as_posix() for a in argv]) == 0
+    rows, expected = pd.read_csv(copy / "rows.csv"), pd.read_csv(whole / "rows.csv")
+    # its rounds rows after the others' rounds rows, its matches row last
+    assert rows["opponent"].tolist() == [*[o for o in ZOO for _ in "ab"], "random", "random",
+                                         *ZOO, "random"]  # fmt: skip
+    pd.testing.assert_frame_equal(rows, expected)
+    data = json.loads((copy / "scorecard.json").read_text())
+    assert data["protocol"]["opponents"]["2"] == [*ZOO, "random"]
+    assert "--refresh" not in data["command"]
+
+
+def test_rows_the_protocol_does_not_play_are_one_line(finished, tmp_path, monkeypatch, capsys):
+    copy, argv = copied(finished, tmp_path)
+    rows = pd.read_csv(copy / "rows.csv")
+    rows.loc[rows["opponent"] == ZOO[0], "opponent"] = "bogus"  # a hand-edited rows.csv
+    rows.to_csv(copy / "rows.csv", index=False)
+    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    small_protocol(monkeypatch)
+    capsys.readouterr()
+    assert cli.main([*argv, "--refresh", CHANGED]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "an opponent or a measure that the protocol does not play" in err[0]
     assert {p.name: p.read_bytes() for p in copy.iterdir()} == before

@@ -91,7 +91,9 @@ HEURISTICS = (
     "bluffer", "suspicious", "bayes-challenger",
 )  # fmt: skip
 #: The shipped PPO bots, by the player count they were trained for (and play at).
-BOTS = {2: ("ppo-official-2p", "ppo-official-2p-v1"), 4: ("ppo-official-4p",)}
+#: A bot shipped later is appended to its count's tuple (``--refresh`` adds its rows to a
+#: finished scorecard).
+BOTS = {2: ("ppo-official-2p", "ppo-official-2p-v1"), 4: ("ppo-official-4p", "ppo-official-4p-v1")}
 #: The units a player count is measured in: single rounds (rounds won, net points per
 #: round) and whole matches to 500 (matches won).
 UNITS = ("rounds", "matches")

@@ -123,8 +123,8 @@ def build_parser() -> CliParser:
     parser.add_argument(
         "--refresh", action="append", default=[], metavar="OPPONENT",
         help="in the finished scorecard in --out, play the match-ups against OPPONENT again "
-        "(a shipped bot retrained under its name) and replace its rows; the others are kept "
-        "(repeatable)",
+        "(a shipped bot retrained under its name) and replace its rows, or add the rows of "
+        "an opponent the protocol added since; the others are kept (repeatable)",
     )  # fmt: skip
     parser.add_argument(
         "--exploitability", default=SHIPPED, metavar="CSV",
@@ -215,7 +215,13 @@ def _run(argv: list[str], reached: dict) -> int:
             if args.fresh:
                 raise ValueError("--refresh and --fresh: choose one")
             refreshed_parts(plan, args.refresh)
-            command, kept = finished_scorecard(plan, out)
+            command, kept, added = finished_scorecard(plan, out)
+            unnamed = [name for name in added if name not in (*args.refresh, plan.agent)]
+            if unnamed:
+                raise ValueError(
+                    f"--refresh: the protocol now also plays {unnamed[0]}, which the scorecard "
+                    f"in {out} has not played; add --refresh {unnamed[0]}"
+                )
         else:
             check_resumable(plan, out, args.fresh)
     except (ValueError, AgentError, RulesError) as error:
@@ -225,7 +231,7 @@ def _run(argv: list[str], reached: dict) -> int:
     if args.refresh:
         try:
             rows = refresh_rows(plan, kept, args.refresh, args.workers or default_workers(),
-                                not args.no_progress)  # fmt: skip
+                                not args.no_progress, added)  # fmt: skip
         except (AgentError, RulesError, ValueError) as error:
             print_error(error)
             return 2

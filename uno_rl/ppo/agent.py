@@ -154,8 +154,7 @@ class PPOAgent(Agent):
         if why:
             raise ValueError(f"agent {self.label!r} cannot estimate {objective!r}: {why}")
         obs = observe(state, np.asarray(seat, np.int64))
-        features = torch.from_numpy(np.ascontiguousarray(obs[:, self._read]))
-        _, value = self.network(features)
+        _, value = self.network.act_forward(obs, self._read)
         value = value.double().numpy()
         if objective == "points":
             return value / (self.config.get("reward_scale") or (1.0 / 50.0))
@@ -165,8 +164,7 @@ class PPOAgent(Agent):
     @torch.no_grad()
     def act(self, observations, masks, rng, memory=None, rows=None):
         k = self._check_batch(observations, masks)
-        features = torch.from_numpy(np.ascontiguousarray(observations[:, self._read]))
-        logits, _ = self.network(features)
+        logits, _ = self.network.act_forward(observations, self._read)
         logits = masked_logits(logits, torch.from_numpy(masks))
         if self.params["greedy"]:
             return logits.argmax(dim=1).numpy().astype(np.int64)

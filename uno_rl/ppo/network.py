@@ -191,11 +191,13 @@ class PolicyNetwork(nn.Module):
         it reads), for inference: where the compiled engine is in use, the first layer adds
         up the weights of the nonzero inputs only (:mod:`uno_rl.ppo.sparse_input`: the same
         function up to float rounding, several times faster on observations); elsewhere, and
-        for the training forms, the dense :meth:`forward`."""
+        for the training forms and off the CPU, the dense :meth:`forward`."""
         from uno_rl.core.backend import compiled_engine
 
-        if self.trunk_bf16 or self.sigmoid_form or not len(self.trunk) or not compiled_engine():
-            return self(torch.from_numpy(np.ascontiguousarray(observations[:, columns])))
+        dense = self.trunk_bf16 or self.sigmoid_form or not len(self.trunk)
+        if dense or self.scale.device.type != "cpu" or not compiled_engine():
+            features = torch.from_numpy(np.ascontiguousarray(observations[:, columns]))
+            return self(features.to(self.scale.device))
         from .sparse_input import sparse_first_layer
 
         first, *rest = self.trunk

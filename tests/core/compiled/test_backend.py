@@ -170,15 +170,29 @@ def test_bad_actions_get_the_numpy_engines_errors():
 def test_rules_unpickled_read_only_give_the_same_compiled_types():
     # Ray's object store unpickles arrays read-only; numba would compile every kernel again
     # for such a rule table in each worker.
-    from uno_rl.core.compiled.nb_rules import rule_tables
+    from uno_rl.core.compiled.nb_rules import build_rule_tables, rule_tables
 
     rules = load_rules("official", players=3, deck="extension")
     buffers = []
     data = pickle.dumps(rules, protocol=5, buffer_callback=buffers.append)
     copy = pickle.loads(data, buffers=[memoryview(b.raw()).toreadonly() for b in buffers])
-    fields = rule_tables.__wrapped__(copy).fields  # not the cached tables of equal rules
+    fields = build_rule_tables(copy).fields  # not the cached tables of equal rules
     arrays = {name: value for name, value in fields.items() if isinstance(value, np.ndarray)}
     assert arrays and all(value.flags.writeable for value in arrays.values())
     for name, value in arrays.items():
         if not name.startswith("work_"):  # the kernel's scratch arrays hold anything
             np.testing.assert_array_equal(value, rule_tables(rules).fields[name], name)
+
+
+def test_rule_tables_follow_the_rules_asked_for():
+    from uno_rl.core.compiled.nb_rules import rule_tables
+
+    two = load_rules("official", players=2)
+    four = load_rules("official", players=4, deck="extension")
+    equal_two = pickle.loads(pickle.dumps(two))
+    assert equal_two is not two and equal_two == two
+    for _ in range(2):  # alternating: the fast path for the last rules never answers another
+        assert rule_tables(two).players == 2
+        assert rule_tables(four).players == 4 and rule_tables(four).extended
+        assert rule_tables(equal_two) is rule_tables(two)  # equal rules share their tables
+    assert rule_tables(four) is rule_tables(four)

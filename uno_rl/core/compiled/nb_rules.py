@@ -110,9 +110,29 @@ def code(switch: str, value: str) -> int:
     return CHOICES[switch].index(value)
 
 
-@functools.lru_cache(maxsize=64)
+#: The rule set last asked for and its tables: every engine call asks for the tables, and
+#: hashing a ``Rules`` for the value cache costs about a microsecond, a tenth of a one-game step.
+_last_asked: tuple[Rules | None, RuleTables | None] = (None, None)
+
+
 def rule_tables(rules: Rules) -> RuleTables:
-    """The :class:`RuleTables` of ``rules`` (cached per rule set)."""
+    """The :class:`RuleTables` of ``rules`` (cached per rule set: equal rules share them)."""
+    global _last_asked
+    last_rules, tables = _last_asked
+    if rules is last_rules:
+        return tables
+    tables = _tables_of_equal_rules(rules)
+    _last_asked = (rules, tables)
+    return tables
+
+
+@functools.lru_cache(maxsize=64)
+def _tables_of_equal_rules(rules: Rules) -> RuleTables:
+    return build_rule_tables(rules)
+
+
+def build_rule_tables(rules: Rules) -> RuleTables:
+    """New :class:`RuleTables` of ``rules``, not cached (:func:`rule_tables` caches them)."""
     layout = rules.layout
     values = {name: getattr(rules, name) for name in _PLAIN}
     values["uno_forget_prob"] = float(values["uno_forget_prob"])

@@ -216,3 +216,12 @@ def test_an_experiment_above_a_week_is_refused_before_its_run_folder(slower, tmp
     assert err.startswith(f"error: {path}: this run would take about 9.3 days")
     assert "split the experiment into smaller ones, or pass --allow-long" in err
     assert not (tmp_path / "runs" / "slow").exists()
+
+
+def test_a_speed_below_ten_keeps_two_digits():
+    from uno_rl.eval.limits import rate
+
+    assert rate(7_412.6) == "7,413"
+    assert rate(12.4) == "12"
+    assert rate(0.4831) == "0.48"  # a search agent's rounds a second, not "0"
+    assert rate(0.025) == "0.025"

@@ -25,7 +25,7 @@ from uno_rl.agents.registry import STRATEGIES
 from uno_rl.core.rules import Rules
 
 from .calibrate import Speed, measure
-from .limits import number, plural
+from .limits import number, plural, rate
 from .tournament import CHUNK_DEALS, Chunk, Matchup, search_piece_deals
 
 __all__ = [
@@ -91,8 +91,7 @@ class Estimate:
         asked = [f"{number(n)} {unit}" for n, unit in ((self.rounds, "rounds"),
                  (self.matches, "matches")) if n]  # fmt: skip
         parts.append(" and ".join(asked))
-        rate = self.round_equivalents / max(self.seconds, 1e-9)
-        shown = number(rate) if rate >= 10 else f"{rate:.2g}"
+        shown = rate(self.round_equivalents / max(self.seconds, 1e-9))
         return (
             f"about {duration(self.seconds)} ({', '.join(parts)} at about {shown} rounds/s on "
             f"{plural(self.workers, 'worker')})"

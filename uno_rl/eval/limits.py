@@ -40,6 +40,7 @@ __all__ = [
     "most_round_robin_agents",
     "number",
     "plural",
+    "rate",
     "size",
 ]
 
@@ -64,6 +65,11 @@ _COPIES = 2.5
 def number(value: float) -> str:
     """``12,345`` (a count as messages write it)."""
     return f"{value:,.0f}"
+
+
+def rate(value: float) -> str:
+    """``7,400`` or ``0.48`` (a speed: two significant digits below 10, so a slow one is not 0)."""
+    return number(value) if value >= 10 else f"{value:.2g}"
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

@@ -69,6 +69,7 @@ from uno_rl.agents import AgentError
 from uno_rl.core.rules import RulesError
 from uno_rl.eval import formats
 from uno_rl.eval.backends import BACKENDS, BackendError
+from uno_rl.eval.limits import rate
 from uno_rl.eval.outputs import check_output_folder
 from uno_rl.eval.replays import DEFAULT_SAMPLE, ReplayRequest, ReplaySample
 from uno_rl.eval.run import (
@@ -381,7 +382,7 @@ def _run(argv: Sequence[str] | None, saving: list[str]) -> int:
         matches = (result.agents["matches"] / result.agents["players"]).sum()
         played = f"{int(matches):,} matches, "
     print(
-        f"{played}{rounds:,} rounds in {elapsed:.1f} s ({rounds / elapsed:,.0f} rounds/s); "
+        f"{played}{rounds:,} rounds in {elapsed:.1f} s ({rate(rounds / elapsed)} rounds/s); "
         f"tables in {out}/ (seats, agents, pairs, ratings: .parquet and .csv)"
     )
     if replays is not None:

@@ -18,6 +18,7 @@ from .nb_observe import observe_many
 from .nb_rules import rule_tables
 from .nb_sampling import sample_legal_actions
 from .nb_state import game_arrays
+from .threads import part_tables, split_run
 
 try:  # numba colours its error texts with colorama, whose exit handler would then write a
     # terminal reset code to a terminal's output, colours off or not: keep it from registering
@@ -83,9 +84,18 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
             raise ValueError(f"out must be a float32 array of shape {(n, size)}")
         out[:] = observe(state, seats)
         return out
-    games = np.arange(n, dtype=np.int64)
-    observe_many(game_arrays(state), rule_tables(state.rules), games, seats, out)
+    _observe_into(state, np.arange(n, dtype=np.int64), seats, out)
     return out
+
+
+def _observe_into(state: State, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+    arrays, rules = game_arrays(state), state.rules
+
+    def observe_part(part: int, start: int, stop: int) -> None:
+        observe_many(arrays, part_tables(rules, part), games[start:stop], seats[start:stop],
+                     out[start:stop])  # fmt: skip
+
+    split_run(games.size, observe_part)
 
 
 def observe_games(state: State, games, seats) -> np.ndarray:
@@ -100,7 +110,7 @@ def observe_games(state: State, games, seats) -> np.ndarray:
     if k and (games.min() < 0 or games.max() >= state.num_games):
         raise ValueError(f"games must be in [0, {state.num_games})")
     out = np.empty((k, state.rules.layout.obs_size), np.float32)
-    observe_many(game_arrays(state), rule_tables(state.rules), games, seats, out)
+    _observe_into(state, games, seats, out)
     return out
 
 
@@ -136,8 +146,13 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     ints = np.zeros((2, k), np.int32)
     net_points = np.zeros((k, p), np.int32)
     stats = np.zeros((len(STAT_NAMES), k, p), np.int32)
-    step_games(game_arrays(s), rule_tables(s.rules), rows, actions, rewards, flags, winner,
-               ints, net_points, stats)  # fmt: skip
+    arrays = game_arrays(s)
+
+    def step_part(part: int, start: int, stop: int) -> None:
+        step_games(arrays, part_tables(s.rules, part), rows, actions, rewards, flags, winner,
+                   ints, net_points, stats, start, stop)  # fmt: skip
+
+    split_run(k, step_part)
     return StepResult(
         rewards=rewards,
         round_over=flags[0],

@@ -10,5 +10,6 @@ import numba
 
 #: A kernel function.
 kernel = numba.njit(cache=True)
-#: A batch loop, called from Python.
-batch = numba.njit(cache=True)
+#: A batch loop, called from Python; it releases the GIL, so parts of a batch can run in
+#: several threads at once (:mod:`.threads`).
+batch = numba.njit(cache=True, nogil=True)

@@ -22,13 +22,13 @@ def deal_games(a, t, games, seeds):
 
 
 @batch
-def step_games(a, t, games, actions, rewards, flags, winner, ints, net_points, stats):
+def step_games(a, t, games, actions, rewards, flags, winner, ints, net_points, stats, start, stop):
     """Apply ``actions[i]`` ((k,) int64) in game ``games[i]`` and close the step into row
-    ``i`` of the result arrays."""
+    ``i`` of the result arrays, for ``i`` in ``range(start, stop)``."""
     a, t = borrow(a), borrow(t)  # no reference counts in the calls below
     rewards, flags, winner = unowned(rewards), unowned(flags), unowned(winner)
     ints, net_points, stats = unowned(ints), unowned(net_points), unowned(stats)
-    for i in range(games.size):
+    for i in range(start, stop):
         g = games[i]
         apply_action(a, t, g, actions[i])
         close_step(a, t, g, i, rewards, flags, winner, ints, net_points, stats)

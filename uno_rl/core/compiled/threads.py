@@ -1,0 +1,150 @@
+"""Large batches split over threads: the compiled batch loops release the GIL
+(``nogil``), so parts of one batch's step, or of its observations, run on several cores at
+once.
+
+Every game's step draws its randomness from its own key (:mod:`.nb_random`), so a game's
+result does not depend on which thread plays it or on how the batch is split: the split
+changes only the time. A batch is split when every part gets at least
+:data:`MIN_GAMES_PER_THREAD` games: handing a part to another thread and back costs some tens
+of microseconds, which smaller parts would not repay (nor do the legal masks, a tenth of a
+step's work, so they are not split).
+
+The number of threads is ``$UNO_RL_THREADS`` where set, else 2 where the machine has two
+cores or more, except in a worker process (the evaluator's workers, started by
+:mod:`multiprocessing`), which already shares the cores with its siblings: 1 there.
+:func:`set_threads` changes it for the process.
+
+Each part gets its own rule tables (:func:`part_tables`): the tables hold the kernel's
+scratch arrays, which two threads must not share.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import queue
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..rules import Rules
+from .nb_rules import RuleTables, build_rule_tables, rule_tables
+from .thread_setting import threads_variable
+
+__all__ = [
+    "MIN_GAMES_PER_THREAD",
+    "part_tables",
+    "set_threads",
+    "split_run",
+    "threads",
+]
+
+#: The fewest games a part of a split batch gets.
+MIN_GAMES_PER_THREAD = 1024
+
+T = TypeVar("T")
+_threads: int | None = None
+_threads_pid: int | None = None
+
+
+def _default_threads() -> int:
+    chosen = threads_variable()
+    if chosen is not None:
+        return chosen
+    if multiprocessing.parent_process() is not None:
+        return 1
+    return min(2, os.cpu_count() or 1)
+
+
+def threads() -> int:
+    """The number of threads a large batch is split over (decided on the first call, again
+    in a forked child)."""
+    global _threads, _threads_pid
+    if _threads is None or _threads_pid != os.getpid():
+        _threads, _threads_pid = _default_threads(), os.getpid()
+    return _threads
+
+
+def set_threads(count: int | None) -> None:
+    """Split large batches over ``count`` threads from now on (None: the default again)."""
+    global _threads, _threads_pid
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 1):
+        raise ValueError(f"threads must be a whole number of at least 1, got {count!r}")
+    _threads, _threads_pid = count, os.getpid()
+
+
+def part_tables(rules: Rules, part: int) -> RuleTables:
+    """The rule tables part ``part`` of a split batch uses (part 0: :func:`rule_tables`)."""
+    return rule_tables(rules) if part == 0 else _other_part_tables(rules, part)
+
+
+@functools.lru_cache(maxsize=64)
+def _other_part_tables(rules: Rules, part: int) -> RuleTables:
+    return build_rule_tables(rules)
+
+
+class _Helper:
+    """A daemon thread that runs the calls it is handed, one at a time."""
+
+    def __init__(self) -> None:
+        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self.results: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, daemon=True, name="uno_rl-engine").start()
+
+    def _serve(self) -> None:
+        while True:
+            call = self.tasks.get()
+            try:
+                self.results.put((True, call()))
+            except BaseException as error:  # handed back to the caller, raised there
+                self.results.put((False, error))
+
+    def submit(self, call: Callable[[], object]) -> None:
+        self.tasks.put(call)
+
+    def result(self):
+        done, value = self.results.get()
+        if not done:
+            raise value
+        return value
+
+
+_helpers: list[_Helper] = []
+_helpers_pid: int | None = None  # a forked child has none of its parent's threads
+
+
+def _helper(index: int) -> _Helper:
+    global _helpers_pid
+    if _helpers_pid != os.getpid():
+        _helpers.clear()
+        _helpers_pid = os.getpid()
+    while len(_helpers) <= index:
+        _helpers.append(_Helper())
+    return _helpers[index]
+
+
+def split_run(count: int, work: Callable[[int, int, int], T]) -> list[T]:
+    """``[work(part, start, stop), ...]`` over consecutive parts of ``range(count)``: one part
+    when ``count`` is small or there is one thread, else parts of equal size, the first run
+    in this thread and the others in helper threads at the same time."""
+    parts = min(threads(), count // MIN_GAMES_PER_THREAD)
+    if parts <= 1:
+        return [work(0, 0, count)]
+    bounds = [count * j // parts for j in range(parts + 1)]
+    helpers = [_helper(j - 1) for j in range(1, parts)]
+    for j, helper in enumerate(helpers, start=1):
+        helper.submit(functools.partial(work, j, bounds[j], bounds[j + 1]))
+    try:
+        first = work(0, bounds[0], bounds[1])
+    finally:  # every helper's part ends before the caller sees the batch again
+        rest = []
+        failure = None
+        for helper in helpers:
+            try:
+                rest.append(helper.result())
+            except BaseException as error:
+                failure = failure or error
+    if failure is not None:
+        raise failure
+    return [first, *rest]

@@ -146,3 +146,49 @@ def test_worker_pool_bounds_its_size():
         worker_pool(0)
     with pytest.raises(ValueError, match="at most 1,024"):
         worker_pool(10**6)
+
+
+STUCK_POOL = """
+import sys, threading
+from uno_rl.plumbing import processes
+
+class Pool:  # a pool whose bookkeeping thread never ends (non-daemon: Python joins it at exit)
+    _processes = {}
+    _executor_manager_thread = threading.Thread(target=threading.Event().wait)
+
+    def shutdown(self, wait, cancel_futures):
+        pass
+
+pool = Pool()
+pool._executor_manager_thread.start()
+processes.STOP_SECONDS = 0.1
+processes.stop_pool(pool)
+print("stuck:", processes.exit_would_hang(), flush=True)
+from uno_rl.__main__ import main
+sys.exit(main(["--version"], leaving=LEAVING))
+"""
+
+
+def test_a_command_leaves_when_a_stopped_pool_left_a_thread_behind():
+    """A pool's bookkeeping thread that ``stop_pool`` could not end would hold the process at
+    exit forever; a command line leaves at once with its status, a caller in Python returns."""
+    done = subprocess.run(
+        [sys.executable, "-c", STUCK_POOL.replace("LEAVING", "True")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "stuck: True"
+    assert done.stdout.splitlines()[1].startswith("uno_rl ")
+    hung = subprocess.Popen(
+        [sys.executable, "-c", STUCK_POOL.replace("LEAVING", "False")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):  # what the leaving saves a command from
+            hung.wait(timeout=5)
+    finally:
+        hung.kill()
+        hung.communicate()

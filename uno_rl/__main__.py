@@ -100,8 +100,24 @@ def _version() -> str:
     return f"{PROG} {uno_rl.__version__}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``uno_rl ARGV``; the exit status (0: done, 2: bad input)."""
+def main(argv: Sequence[str] | None = None, leaving: bool | None = None) -> int:
+    """Run ``uno_rl ARGV``; the exit status (0: done, 2: bad input).
+
+    ``leaving`` (default: whether ``argv`` is None, as for the ``uno_rl`` command): the process
+    exits with the status next, so where a stopped pool left a thread Python would wait for
+    forever at exit, it leaves at once (:func:`uno_rl.plumbing.processes.exit_would_hang`).
+    """
+    status = _main(argv)
+    from uno_rl.plumbing.processes import exit_would_hang
+
+    if (argv is None if leaving is None else leaving) and exit_would_hang():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
@@ -120,8 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     from uno_rl.core.backend import EngineChoiceError, check_engine_variable
+    from uno_rl.core.compiled.thread_setting import check_threads_variable
 
-    problem = check_engine_variable()
+    problem = check_engine_variable() or check_threads_variable()
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -157,4 +174,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(leaving=True))

@@ -5,4 +5,4 @@ import sys
 from uno_rl.__main__ import main
 
 if __name__ == "__main__":
-    sys.exit(main(["play", *sys.argv[1:]]))
+    sys.exit(main(["play", *sys.argv[1:]], leaving=True))

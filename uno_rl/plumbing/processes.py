@@ -37,6 +37,7 @@ __all__ = [
     "POLL_SECONDS",
     "START_METHODS",
     "Interrupted",
+    "exit_would_hang",
     "guard_parent",
     "interruptible",
     "process_context",
@@ -52,6 +53,7 @@ _PR_SET_PDEATHSIG = 1
 MAX_WORKERS = 1024
 #: Seconds :func:`stop_pool` waits for a pool's bookkeeping thread once its workers are ended.
 STOP_SECONDS = 10.0
+_unended_managers = 0  # bookkeeping threads stop_pool could not end
 
 
 def process_context(start_method: str | None = None):
@@ -158,6 +160,17 @@ def stop_pool(pool: Executor) -> None:
             process.terminate()
     if manager is not None:
         manager.join(STOP_SECONDS)
+        if manager.is_alive():
+            # Blocked for good, typically reading a result a worker was ended in the middle
+            # of writing; Python joins such threads when it exits, so the process would hang.
+            global _unended_managers
+            _unended_managers += 1
+
+
+def exit_would_hang() -> bool:
+    """Whether :func:`stop_pool` left a pool's bookkeeping thread that will never end: Python
+    waits for it at exit, so a program that has finished should leave with ``os._exit``."""
+    return _unended_managers > 0
 
 
 class Interrupted(KeyboardInterrupt):

@@ -145,6 +145,46 @@ def test_compiled_play_outs_give_the_batched_values(
         assert (got < 0).any()  # some lanes were cut and valued by the cut-off
 
 
+@pytest.mark.parametrize(("preset", "switches", "spec", "objective", "cut"), PLAYOUTS[::2])
+def test_play_outs_in_parts_on_threads_give_the_batched_values(
+    preset, switches, spec, objective, cut, batched_only, monkeypatch
+):
+    from uno_rl.core.compiled import threads
+
+    monkeypatch.setattr(playout_module, "PART_LANES", 37)  # 160 lanes: 5 parts of 32
+    threads.set_threads(2)
+    try:
+        test_compiled_play_outs_give_the_batched_values(
+            preset, switches, spec, objective, cut, batched_only
+        )
+    finally:
+        threads.set_threads(None)
+
+
+def test_the_parts_do_not_depend_on_the_threads(monkeypatch):
+    from uno_rl.core.compiled import threads
+
+    monkeypatch.setattr(playout_module, "PART_LANES", 50)
+    rules = load_rules("official", players=3)
+    agent = make_agent("rule:bluff=0.5", rules)
+    lanes = engine.reset(rules, np.arange(200, dtype=np.uint64))
+    seat = np.arange(200) % 3
+    values = []
+    for count in (1, 2, 3):
+        threads.set_threads(count)
+        try:
+            rng = np.random.default_rng(1)
+            values.append(playout_module.play_out(lanes.copy(), agent, rng, seat))
+        finally:
+            threads.set_threads(None)
+    np.testing.assert_array_equal(values[0], values[1])
+    np.testing.assert_array_equal(values[0], values[2])
+    monkeypatch.setattr(playout_module, "PART_LANES", 200)  # one part: the generator's own draws
+    assert not np.array_equal(
+        playout_module.play_out(lanes.copy(), agent, np.random.default_rng(1), seat), values[0]
+    )
+
+
 @pytest.mark.parametrize(
     ("preset", "switches", "lineup"),
     [

@@ -4,10 +4,17 @@
 for every seat until each lane's round (or match) is over, and returns what each lane was
 worth to one seat under an :data:`OBJECTIVES` objective. Finished lanes drop out; the batch is
 compacted when few are left, so the long rounds do not keep the whole batch stepping.
+
+More than :data:`PART_LANES` lanes are played in consecutive parts of at most that many, each
+with a generator of its own (seeded from ``rng``): a part's lanes stay in the processor's cache
+while they play, and with the compiled engine the parts run on every thread the engine uses
+(:mod:`uno_rl.core.compiled.threads`). The parts are the same on every engine and machine, so
+the values are too.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -19,12 +26,14 @@ from uno_rl.core.state import State
 from .base import Agent
 from .compiled.policy import CompiledPolicy, compiled_policy
 
-__all__ = ["OBJECTIVES", "CutOff", "play_out", "rollout_actions", "values_of"]
+__all__ = ["OBJECTIVES", "PART_LANES", "CutOff", "play_out", "rollout_actions", "values_of"]
 
 #: What a finished lane is worth to its seat: ``points`` its net card points of the round
 #: (zero-sum), ``win`` 1 for winning the round (0 otherwise, a cut round included), ``match``
 #: 1 for winning the match (match rules: lanes play on to the match's end).
 OBJECTIVES = ("points", "win", "match")
+#: The most lanes played in one batch: more are played in parts (module docstring).
+PART_LANES = 4096
 
 #: A value estimate for lanes cut before their end: ``(state, seat) -> (n,) float64`` in the
 #: objective's units.
@@ -95,6 +104,9 @@ def play_out(
         raise ValueError("objective 'match' needs match rules (match = true)")
     seat = np.asarray(seat, np.int64)
     compiled = compiled_policy(policy)
+    if lanes.num_games > PART_LANES:
+        return _play_out_in_parts(lanes, policy, rng, seat, objective, max_decisions, cut_off,
+                                  threaded=compiled is not None)  # fmt: skip
     if compiled is not None:
         return _compiled_play_out(lanes, compiled, rng, seat, objective, max_decisions, cut_off)
     values = np.zeros(lanes.num_games, np.float64)
@@ -131,6 +143,36 @@ def play_out(
     return values
 
 
+def _play_out_in_parts(
+    lanes: State,
+    policy: Agent,
+    rng: np.random.Generator,
+    seat: np.ndarray,
+    objective: str,
+    max_decisions: int,
+    cut_off: CutOff | None,
+    threaded: bool,
+) -> np.ndarray:
+    """:func:`play_out` part by part (module docstring); ``threaded``: the parts spread over
+    the compiled engine's threads."""
+    n = lanes.num_games
+    parts = -(-n // PART_LANES)
+    bounds = [n * j // parts for j in range(parts + 1)]
+    seeds = rng.integers(0, 2**63, size=parts)
+
+    def part(j: int) -> np.ndarray:
+        rows = np.arange(bounds[j], bounds[j + 1])
+        return play_out(lanes.take(rows), policy, np.random.default_rng(seeds[j]), seat[rows],
+                        objective, max_decisions, cut_off)  # fmt: skip
+
+    calls = [functools.partial(part, j) for j in range(parts)]
+    if threaded:
+        from uno_rl.core.compiled.threads import run_calls
+
+        return np.concatenate(run_calls(calls))
+    return np.concatenate([call() for call in calls])
+
+
 def _compiled_play_out(
     lanes: State,
     policy: CompiledPolicy,
@@ -141,8 +183,8 @@ def _compiled_play_out(
     cut_off: CutOff | None,
 ) -> np.ndarray:
     """:func:`play_out` by the compiled loop (:mod:`.compiled.nb_playout`): the same values."""
-    from uno_rl.core.compiled.nb_rules import rule_tables
     from uno_rl.core.compiled.nb_state import game_arrays
+    from uno_rl.core.compiled.threads import current_part, part_tables
     from uno_rl.core.state import STAT_NAMES
 
     from .compiled.nb_playout import play_out_lanes
@@ -152,7 +194,7 @@ def _compiled_play_out(
     running = np.zeros(n, bool)
     lanes.invalidate()  # the kernel steps the lanes: their cached masks go stale
     bad = play_out_lanes(
-        game_arrays(lanes), rule_tables(lanes.rules), *policy.kernel_arguments(), rng,
+        game_arrays(lanes), part_tables(lanes.rules, current_part()), *policy.kernel_arguments(), rng,
         np.ascontiguousarray(seat), OBJECTIVES.index(objective), int(max_decisions),
         len(STAT_NAMES), values, running,
     )  # fmt: skip

@@ -116,3 +116,20 @@ def test_a_bad_variable_is_one_line_and_exit_2():
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "error: UNO_RL_THREADS must be a whole number, got 'many'"
+
+
+def test_calls_inside_a_call_run_in_its_thread(monkeypatch):
+    monkeypatch.setattr(threads, "MIN_GAMES_PER_THREAD", 1)
+    threads.set_threads(2)
+
+    def outer(j):
+        inner = threads.split_run(4, lambda part, start, stop: (threads.current_part(), part))
+        return threads.current_part(), inner
+
+    try:
+        got = threads.run_calls([lambda: outer(0), lambda: outer(1), lambda: outer(2)])
+    finally:
+        threads.set_threads(None)
+    assert [part for part, _ in got] == [0, 1, 0]  # call i in thread i % 2
+    assert [inner for _, inner in got] == [[(0, 0)], [(1, 1)], [(0, 0)]]  # whole, own tables
+    assert threads.current_part() == 0

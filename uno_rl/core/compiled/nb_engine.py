@@ -15,10 +15,9 @@ from ..state import STAT_NAMES, State
 from .nb_loops import deal_games, step_games
 from .nb_masks import first_bad_action, legal_masks
 from .nb_observe import observe_many
-from .nb_rules import rule_tables
 from .nb_sampling import sample_legal_actions
 from .nb_state import game_arrays
-from .threads import part_tables, split_run
+from .threads import current_part, part_tables, split_run
 
 try:  # numba colours its error texts with colorama, whose exit handler would then write a
     # terminal reset code to a terminal's output, colours off or not: keep it from registering
@@ -39,6 +38,11 @@ __all__ = [
 ]
 
 
+def _tables(state: State):
+    """The rule tables of ``state`` for this thread (:func:`.threads.part_tables`)."""
+    return part_tables(state.rules, current_part())
+
+
 def reset(rules: Rules, seeds) -> State:
     """Deal one round in each of ``len(seeds)`` games (:func:`uno_rl.core.engine.reset`)."""
     return new_state(rules, seeds, _deal)
@@ -51,7 +55,7 @@ def reset_games(state: State, games, seeds) -> None:
 
 def _deal(state: State, games: np.ndarray, seeds: np.ndarray) -> None:
     state.invalidate()
-    failed = deal_games(game_arrays(state), rule_tables(state.rules), games, seeds)
+    failed = deal_games(game_arrays(state), _tables(state), games, seeds)
     if failed >= 0:
         raise RuntimeError(_no_first_card(state.rules, MAX_FIRST_CARD_ATTEMPTS))
 
@@ -64,7 +68,7 @@ def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray
 
 def _masks(state: State, games: np.ndarray) -> np.ndarray:
     out = np.empty((games.size, state.rules.layout.num_actions), bool)  # rows cleared there
-    legal_masks(game_arrays(state), rule_tables(state.rules), games, out)
+    legal_masks(game_arrays(state), _tables(state), games, out)
     return out
 
 

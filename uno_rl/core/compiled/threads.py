@@ -25,7 +25,7 @@ import multiprocessing
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..rules import Rules
@@ -34,7 +34,9 @@ from .thread_setting import threads_variable
 
 __all__ = [
     "MIN_GAMES_PER_THREAD",
+    "current_part",
     "part_tables",
+    "run_calls",
     "set_threads",
     "split_run",
     "threads",
@@ -72,6 +74,15 @@ def set_threads(count: int | None) -> None:
     if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 1):
         raise ValueError(f"threads must be a whole number of at least 1, got {count!r}")
     _threads, _threads_pid = count, os.getpid()
+
+
+_local = threading.local()
+
+
+def current_part() -> int:
+    """The thread's index among those of the :func:`run_calls` running it (0 outside one):
+    which :func:`part_tables` its kernel calls use."""
+    return getattr(_local, "part", 0)
 
 
 def part_tables(rules: Rules, part: int) -> RuleTables:
@@ -124,27 +135,50 @@ def _helper(index: int) -> _Helper:
     return _helpers[index]
 
 
-def split_run(count: int, work: Callable[[int, int, int], T]) -> list[T]:
-    """``[work(part, start, stop), ...]`` over consecutive parts of ``range(count)``: one part
-    when ``count`` is small or there is one thread, else parts of equal size, the first run
-    in this thread and the others in helper threads at the same time."""
-    parts = min(threads(), count // MIN_GAMES_PER_THREAD)
-    if parts <= 1:
-        return [work(0, 0, count)]
-    bounds = [count * j // parts for j in range(parts + 1)]
-    helpers = [_helper(j - 1) for j in range(1, parts)]
-    for j, helper in enumerate(helpers, start=1):
-        helper.submit(functools.partial(work, j, bounds[j], bounds[j + 1]))
+def run_calls(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """``[call() for call in calls]``, the calls spread over :func:`threads` threads (this one
+    and helpers: call ``i`` in thread ``i % threads``); whatever a call raises is raised here,
+    once every thread is done. Inside a call, run_calls runs its calls one after the other."""
+    count = min(threads(), len(calls))
+    if count <= 1 or getattr(_local, "inside", False):  # one level: a call's own calls serial
+        return [call() for call in calls]
+    groups = [calls[j::count] for j in range(count)]
+    helpers = [_helper(j - 1) for j in range(1, count)]
+    for j, (helper, group) in enumerate(zip(helpers, groups[1:]), start=1):
+        helper.submit(functools.partial(_run_all, group, j))
+    failure: BaseException | None = None
     try:
-        first = work(0, bounds[0], bounds[1])
-    finally:  # every helper's part ends before the caller sees the batch again
-        rest = []
-        failure = None
-        for helper in helpers:
-            try:
-                rest.append(helper.result())
-            except BaseException as error:
-                failure = failure or error
+        first = _run_all(groups[0], 0)
+    except BaseException as error:
+        failure, first = error, []
+    rest = []
+    for helper in helpers:  # every helper's calls end before the caller goes on
+        try:
+            rest.append(helper.result())
+        except BaseException as error:
+            failure = failure or error
     if failure is not None:
         raise failure
-    return [first, *rest]
+    done = [first, *rest]
+    return [done[i % count][i // count] for i in range(len(calls))]
+
+
+def _run_all(calls: Sequence[Callable[[], T]], part: int) -> list[T]:
+    outer = current_part(), getattr(_local, "inside", False)
+    _local.part, _local.inside = part, True
+    try:
+        return [call() for call in calls]
+    finally:
+        _local.part, _local.inside = outer
+
+
+def split_run(count: int, work: Callable[[int, int, int], T]) -> list[T]:
+    """``[work(part, start, stop), ...]`` over consecutive parts of ``range(count)``: one part
+    when ``count`` is small, there is one thread or this is a call of :func:`run_calls` (then
+    ``part`` is that call's :func:`current_part`), else parts of equal size, run at the same
+    time (:func:`run_calls`)."""
+    parts = min(threads(), count // MIN_GAMES_PER_THREAD)
+    if parts <= 1 or getattr(_local, "inside", False):  # whole, on this thread's tables
+        return [work(current_part(), 0, count)]
+    bounds = [count * j // parts for j in range(parts + 1)]
+    return run_calls([functools.partial(work, j, bounds[j], bounds[j + 1]) for j in range(parts)])

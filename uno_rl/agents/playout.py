@@ -14,6 +14,7 @@ the values are too.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -161,8 +162,12 @@ def _play_out_in_parts(
     seeds = rng.integers(0, 2**63, size=parts)
 
     def part(j: int) -> np.ndarray:
-        rows = np.arange(bounds[j], bounds[j + 1])
-        return play_out(lanes.take(rows), policy, np.random.default_rng(seeds[j]), seat[rows],
+        start, stop = bounds[j], bounds[j + 1]
+        view = dataclasses.replace(  # the part's rows of every array, not copied: consumed
+            lanes, **{name: array[start:stop] for name, array in lanes.arrays().items()},
+            _mask=None, _rows_mask=None, _compiled=None,
+        )  # fmt: skip
+        return play_out(view, policy, np.random.default_rng(seeds[j]), seat[start:stop],
                         objective, max_decisions, cut_off)  # fmt: skip
 
     calls = [functools.partial(part, j) for j in range(parts)]

@@ -215,3 +215,34 @@ def test_the_final_evaluation_tables_join_the_tracked_run(offline):
         assert items[f"final_eval/{name}/_type"] == "table-file"
         rows = len(pd.read_csv(run / "final_eval" / f"{name}.csv"))
         assert items[f"final_eval/{name}/nrows"] == rows
+
+
+def test_a_run_opened_again_opens_in_a_later_second(tmp_path, monkeypatch):
+    """An offline W&B run's folder is named by its id and the second it opened: the same run
+    opened again within that second (a run of under a second, then its final tables) would
+    write over the first log; the tracker waits for the next second."""
+    import time
+    import types
+
+    from uno_rl.ppo import tracking
+
+    opened = []
+
+    class Run:
+        def finish(self):
+            pass
+
+    def init(**settings):
+        opened.append(time.time())
+        return Run()
+
+    fake = types.SimpleNamespace(init=init, errors=types.SimpleNamespace(Error=RuntimeError))
+    monkeypatch.setattr(tracking, "init_settings", lambda folder, config, ident: {})
+    monkeypatch.setattr(tracking, "run_id", lambda folder: "abc")
+    tracker = tracking.Tracker(load_train_config(None))
+    tracker.wandb = fake
+    for _ in range(3):
+        tracker.start(tmp_path)
+        tracker.finish()
+    seconds = [int(t) for t in opened]
+    assert seconds[0] < seconds[1] < seconds[2]

@@ -24,8 +24,10 @@ resumed run repeats its updates exactly) and warns that it ignores the repeats.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -101,14 +103,20 @@ class Tracker:
         self.config = config
         self.wandb = _import_wandb() if config.track else None
         self.run = None
+        self.opened_at: float | None = None  # when the last W&B run of this tracker opened
 
     def start(self, folder: Path) -> None:
         """Open the W&B run of run folder ``folder`` (the same one on a resume)."""
         if self.wandb is None:
             return
         settings = init_settings(Path(folder), self.config, run_id(Path(folder)))
+        if self.opened_at is not None:
+            # An offline run's folder is named by its id and the second it opened: the same
+            # run opened again within that second would write over the first one's log.
+            time.sleep(max(0.0, math.floor(self.opened_at) + 1 - time.time()))
         try:
             self.run = self.wandb.init(**settings)
+            self.opened_at = time.time()
         except (self.wandb.errors.Error, ValueError) as error:
             why = " ".join(str(error).split())
             raise TrainConfigError(f"track: Weights & Biases did not start: {why}") from None

@@ -133,3 +133,13 @@ def test_calls_inside_a_call_run_in_its_thread(monkeypatch):
     assert [part for part, _ in got] == [0, 1, 0]  # call i in thread i % 2
     assert [inner for _, inner in got] == [[(0, 0)], [(1, 1)], [(0, 0)]]  # whole, own tables
     assert threads.current_part() == 0
+
+
+def test_a_result_nobody_waited_for_is_passed_over():
+    threads.set_threads(2)
+    try:
+        threads._helper(0).submit(lambda: "stale")  # its caller stopped waiting (Ctrl-C)
+        assert threads.run_calls([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
+        assert threads.run_calls([lambda: 4, lambda: 5]) == [4, 5]
+    finally:
+        threads.set_threads(None)

@@ -101,21 +101,30 @@ class _Helper:
     def __init__(self) -> None:
         self.tasks: queue.SimpleQueue = queue.SimpleQueue()
         self.results: queue.SimpleQueue = queue.SimpleQueue()
+        self.submitted = 0
         threading.Thread(target=self._serve, daemon=True, name="uno_rl-engine").start()
 
     def _serve(self) -> None:
         while True:
-            call = self.tasks.get()
+            ticket, call = self.tasks.get()
             try:
-                self.results.put((True, call()))
+                self.results.put((ticket, True, call()))
             except BaseException as error:  # handed back to the caller, raised there
-                self.results.put((False, error))
+                self.results.put((ticket, False, error))
 
-    def submit(self, call: Callable[[], object]) -> None:
-        self.tasks.put(call)
+    def submit(self, call: Callable[[], object]) -> int:
+        """Queue ``call``; returns its ticket for :meth:`result`."""
+        self.submitted += 1
+        self.tasks.put((self.submitted, call))
+        return self.submitted
 
-    def result(self):
-        done, value = self.results.get()
+    def result(self, ticket: int):
+        """What call ``ticket`` returned (or raised), once it is done; the results of calls
+        whose caller stopped waiting (Ctrl-C) are passed over."""
+        while True:
+            done_ticket, done, value = self.results.get()
+            if done_ticket == ticket:
+                break
         if not done:
             raise value
         return value
@@ -144,17 +153,19 @@ def run_calls(calls: Sequence[Callable[[], T]]) -> list[T]:
         return [call() for call in calls]
     groups = [calls[j::count] for j in range(count)]
     helpers = [_helper(j - 1) for j in range(1, count)]
-    for j, (helper, group) in enumerate(zip(helpers, groups[1:]), start=1):
+    tickets = [
         helper.submit(functools.partial(_run_all, group, j))
+        for j, (helper, group) in enumerate(zip(helpers, groups[1:]), start=1)
+    ]
     failure: BaseException | None = None
     try:
         first = _run_all(groups[0], 0)
     except BaseException as error:
         failure, first = error, []
     rest = []
-    for helper in helpers:  # every helper's calls end before the caller goes on
+    for helper, ticket in zip(helpers, tickets):  # every helper's calls end before we go on
         try:
-            rest.append(helper.result())
+            rest.append(helper.result(ticket))
         except BaseException as error:
             failure = failure or error
     if failure is not None:

@@ -175,11 +175,12 @@ def sync(
         if shrink.any():
             part[:, other] -= _drop_random(part[:, other], shrink, rng)
     grow = np.maximum(diff, 0)
-    if grow.any():
-        pool = deck[None, :] - seen - part.sum(axis=1)
-        card, owner, to_seat, _ = deal_unseen(np.maximum(pool, 0), grow, None, None, rng)
+    short = np.flatnonzero(grow.any(axis=1))  # only these particles' unseen cards are dealt
+    if short.size:
+        pool = deck[None, :] - seen[short] - part[short].sum(axis=1)
+        card, owner, to_seat, _ = deal_unseen(np.maximum(pool, 0), grow[short], None, None, rng)
         dealt = to_seat < p
-        flat = (owner[dealt] * p + to_seat[dealt]) * kinds + card[dealt]
+        flat = (short[owner[dealt]] * p + to_seat[dealt]) * kinds + card[dealt]
         part += np.bincount(flat, minlength=m * p * kinds).reshape(m, p, kinds).astype(np.int16)
     return part.reshape(k, n, p, kinds).astype(np.int8)
 

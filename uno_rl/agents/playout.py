@@ -189,7 +189,7 @@ def _compiled_play_out(
 ) -> np.ndarray:
     """:func:`play_out` by the compiled loop (:mod:`.compiled.nb_playout`): the same values."""
     from uno_rl.core.compiled.nb_state import game_arrays
-    from uno_rl.core.compiled.threads import current_part, part_tables
+    from uno_rl.core.compiled.threads import thread_tables
     from uno_rl.core.state import STAT_NAMES
 
     from .compiled.nb_playout import play_out_lanes
@@ -199,7 +199,7 @@ def _compiled_play_out(
     running = np.zeros(n, bool)
     lanes.invalidate()  # the kernel steps the lanes: their cached masks go stale
     bad = play_out_lanes(
-        game_arrays(lanes), part_tables(lanes.rules, current_part()), *policy.kernel_arguments(), rng,
+        game_arrays(lanes), thread_tables(lanes.rules), *policy.kernel_arguments(), rng,
         np.ascontiguousarray(seat), OBJECTIVES.index(objective), int(max_decisions),
         len(STAT_NAMES), values, running,
     )  # fmt: skip

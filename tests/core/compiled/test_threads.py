@@ -8,11 +8,13 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from compiled_lockstep import play_lockstep
 
 from uno_rl.core.compiled import threads
+from uno_rl.core.compiled.nb_rules import rule_tables
 from uno_rl.core.compiled.thread_setting import check_threads_variable
 from uno_rl.core.rules import load_rules
 
@@ -44,15 +46,11 @@ def test_parts_cover_the_batch_once(monkeypatch):
     monkeypatch.setattr(threads, "MIN_GAMES_PER_THREAD", 4)
     threads.set_threads(3)
     try:
-        assert threads.split_run(13, lambda part, start, stop: (part, start, stop)) == [
-            (0, 0, 4),
-            (1, 4, 8),
-            (2, 8, 13),
-        ]
-        assert threads.split_run(11, lambda *bounds: bounds) == [(0, 0, 5), (1, 5, 11)]
-        assert threads.split_run(7, lambda *bounds: bounds) == [(0, 0, 7)]  # too few for two
+        assert threads.split_run(13, lambda start, stop: (start, stop)) == [(0, 4), (4, 8), (8, 13)]
+        assert threads.split_run(11, lambda *bounds: bounds) == [(0, 5), (5, 11)]
+        assert threads.split_run(7, lambda *bounds: bounds) == [(0, 7)]  # too few for two
         threads.set_threads(1)
-        assert threads.split_run(100, lambda *bounds: bounds) == [(0, 0, 100)]
+        assert threads.split_run(100, lambda *bounds: bounds) == [(0, 100)]
     finally:
         threads.set_threads(None)
 
@@ -61,15 +59,15 @@ def test_an_error_in_a_helper_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(threads, "MIN_GAMES_PER_THREAD", 1)
     threads.set_threads(2)
 
-    def work(part, start, stop):
-        if part == 1:
+    def work(start, stop):
+        if start > 0:
             raise KeyError("part 1 failed")
-        return part
+        return start
 
     try:
         with pytest.raises(KeyError, match="part 1 failed"):
             threads.split_run(10, work)
-        assert threads.split_run(10, lambda part, start, stop: part) == [0, 1]  # still serving
+        assert threads.split_run(10, lambda start, stop: start) == [0, 5]  # still serving
     finally:
         threads.set_threads(None)
 
@@ -121,18 +119,57 @@ def test_a_bad_variable_is_one_line_and_exit_2():
 def test_calls_inside_a_call_run_in_its_thread(monkeypatch):
     monkeypatch.setattr(threads, "MIN_GAMES_PER_THREAD", 1)
     threads.set_threads(2)
+    rules = load_rules("official")
 
-    def outer(j):
-        inner = threads.split_run(4, lambda part, start, stop: (threads.current_part(), part))
-        return threads.current_part(), inner
+    def outer():
+        inner = threads.split_run(4, lambda start, stop: (threading.get_ident(), start, stop))
+        return threading.get_ident(), inner, threads.thread_tables(rules)
 
     try:
-        got = threads.run_calls([lambda: outer(0), lambda: outer(1), lambda: outer(2)])
+        got = threads.run_calls([outer, outer, outer])
     finally:
         threads.set_threads(None)
-    assert [part for part, _ in got] == [0, 1, 0]  # call i in thread i % 2
-    assert [inner for _, inner in got] == [[(0, 0)], [(1, 1)], [(0, 0)]]  # whole, own tables
-    assert threads.current_part() == 0
+    here = threading.get_ident()
+    assert [ident == here for ident, _, _ in got] == [True, False, True]  # call i: thread i % 2
+    assert all(inner == [(ident, 0, 4)] for ident, inner, _ in got)  # whole, in the same thread
+    assert got[0][2] is got[2][2] is rule_tables(rules)  # the main thread's tables
+    assert got[1][2] is not got[0][2]  # a helper's own (its scratch arrays)
+
+
+def test_each_thread_of_its_own_gets_its_own_tables():
+    rules = load_rules("official", players=3)
+    found = []
+    workers = [threading.Thread(target=lambda: found.append(threads.thread_tables(rules)))
+               for _ in range(2)]  # fmt: skip
+    for worker in workers:
+        worker.start()
+        worker.join()
+    assert found[0] is not found[1] and rule_tables(rules) not in found
+    assert found[0].work_points is not found[1].work_points
+
+
+def test_two_callers_at_once_each_get_their_own_results(monkeypatch):
+    """While one thread hands work to the helpers, another runs its calls itself."""
+    threads.set_threads(2)
+    started, release = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        release.wait(10)
+        return "slow"
+
+    other = []
+    first = threading.Thread(target=lambda: other.append(threads.run_calls([slow, lambda: 1])))
+    try:
+        first.start()
+        started.wait(10)
+        assert threads.run_calls([lambda: 2, lambda: 3]) == [2, 3]  # not through the helpers
+        release.set()
+        first.join(10)
+    finally:
+        release.set()
+        threads.set_threads(None)
+    assert other == [["slow", 1]]
 
 
 def test_a_result_nobody_waited_for_is_passed_over():

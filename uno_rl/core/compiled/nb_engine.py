@@ -17,7 +17,7 @@ from .nb_masks import first_bad_action, legal_masks
 from .nb_observe import observe_many
 from .nb_sampling import sample_legal_actions
 from .nb_state import game_arrays
-from .threads import current_part, part_tables, split_run
+from .threads import split_run, thread_tables
 
 try:  # numba colours its error texts with colorama, whose exit handler would then write a
     # terminal reset code to a terminal's output, colours off or not: keep it from registering
@@ -39,8 +39,8 @@ __all__ = [
 
 
 def _tables(state: State):
-    """The rule tables of ``state`` for this thread (:func:`.threads.part_tables`)."""
-    return part_tables(state.rules, current_part())
+    """The rule tables of ``state`` for this thread (:func:`.threads.thread_tables`)."""
+    return thread_tables(state.rules)
 
 
 def reset(rules: Rules, seeds) -> State:
@@ -93,10 +93,10 @@ def observe(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def _observe_into(state: State, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-    arrays, rules = game_arrays(state), state.rules
+    arrays = game_arrays(state)
 
-    def observe_part(part: int, start: int, stop: int) -> None:
-        observe_many(arrays, part_tables(rules, part), games[start:stop], seats[start:stop],
+    def observe_part(start: int, stop: int) -> None:
+        observe_many(arrays, _tables(state), games[start:stop], seats[start:stop],
                      out[start:stop])  # fmt: skip
 
     split_run(games.size, observe_part)
@@ -152,8 +152,8 @@ def step(state: State, actions, games=None, *, validate: bool = True) -> StepRes
     stats = np.zeros((len(STAT_NAMES), k, p), np.int32)
     arrays = game_arrays(s)
 
-    def step_part(part: int, start: int, stop: int) -> None:
-        step_games(arrays, part_tables(s.rules, part), rows, actions, rewards, flags, winner,
+    def step_part(start: int, stop: int) -> None:
+        step_games(arrays, _tables(s), rows, actions, rewards, flags, winner,
                    ints, net_points, stats, start, stop)  # fmt: skip
 
     split_run(k, step_part)

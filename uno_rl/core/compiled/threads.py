@@ -14,8 +14,10 @@ cores or more, except in a worker process (the evaluator's workers, started by
 :mod:`multiprocessing`), which already shares the cores with its siblings: 1 there.
 :func:`set_threads` changes it for the process.
 
-Each part gets its own rule tables (:func:`part_tables`): the tables hold the kernel's
-scratch arrays, which two threads must not share.
+Every thread gets its own rule tables (:func:`thread_tables`): the tables hold the kernel's
+scratch arrays, which two threads must not share (the loops run without the GIL, so a user's
+own threads stepping games at the same time need this as much as the helpers). One caller at
+a time hands work to the helpers; another thread meanwhile runs its calls itself.
 """
 
 from __future__ import annotations
@@ -34,11 +36,10 @@ from .thread_setting import threads_variable
 
 __all__ = [
     "MIN_GAMES_PER_THREAD",
-    "current_part",
-    "part_tables",
     "run_calls",
     "set_threads",
     "split_run",
+    "thread_tables",
     "threads",
 ]
 
@@ -77,22 +78,23 @@ def set_threads(count: int | None) -> None:
 
 
 _local = threading.local()
+_dispatching = threading.Lock()  # held by the one caller handing work to the helpers
 
 
-def current_part() -> int:
-    """The thread's index among those of the :func:`run_calls` running it (0 outside one):
-    which :func:`part_tables` its kernel calls use."""
-    return getattr(_local, "part", 0)
-
-
-def part_tables(rules: Rules, part: int) -> RuleTables:
-    """The rule tables part ``part`` of a split batch uses (part 0: :func:`rule_tables`)."""
-    return rule_tables(rules) if part == 0 else _other_part_tables(rules, part)
-
-
-@functools.lru_cache(maxsize=64)
-def _other_part_tables(rules: Rules, part: int) -> RuleTables:
-    return build_rule_tables(rules)
+def thread_tables(rules: Rules) -> RuleTables:
+    """The rule tables of ``rules`` for the calling thread (the main thread's are
+    :func:`rule_tables`; any other thread builds its own once)."""
+    if threading.current_thread() is threading.main_thread():
+        return rule_tables(rules)
+    last = getattr(_local, "last", None)
+    if last is not None and last[0] is rules:
+        return last[1]
+    cache = _local.__dict__.setdefault("tables", {})
+    tables = cache.get(rules)
+    if tables is None:
+        tables = cache[rules] = build_rule_tables(rules)
+    _local.last = (rules, tables)
+    return tables
 
 
 class _Helper:
@@ -147,19 +149,25 @@ def _helper(index: int) -> _Helper:
 def run_calls(calls: Sequence[Callable[[], T]]) -> list[T]:
     """``[call() for call in calls]``, the calls spread over :func:`threads` threads (this one
     and helpers: call ``i`` in thread ``i % threads``); whatever a call raises is raised here,
-    once every thread is done. Inside a call, run_calls runs its calls one after the other."""
+    once every thread is done. Inside a call, or while another thread hands work to the
+    helpers, the calls run here one after the other."""
     count = min(threads(), len(calls))
-    if count <= 1 or getattr(_local, "inside", False):  # one level: a call's own calls serial
+    if count <= 1 or getattr(_local, "inside", False) or not _dispatching.acquire(blocking=False):
         return [call() for call in calls]
+    try:
+        return _dispatch(calls, count)
+    finally:
+        _dispatching.release()
+
+
+def _dispatch(calls: Sequence[Callable[[], T]], count: int) -> list[T]:
     groups = [calls[j::count] for j in range(count)]
-    helpers = [_helper(j - 1) for j in range(1, count)]
-    tickets = [
-        helper.submit(functools.partial(_run_all, group, j))
-        for j, (helper, group) in enumerate(zip(helpers, groups[1:]), start=1)
-    ]
+    helpers = [_helper(j) for j in range(count - 1)]
+    tickets = [helper.submit(functools.partial(_run_all, group))
+               for helper, group in zip(helpers, groups[1:])]  # fmt: skip
     failure: BaseException | None = None
     try:
-        first = _run_all(groups[0], 0)
+        first = _run_all(groups[0])
     except BaseException as error:
         failure, first = error, []
     rest = []
@@ -174,22 +182,21 @@ def run_calls(calls: Sequence[Callable[[], T]]) -> list[T]:
     return [done[i % count][i // count] for i in range(len(calls))]
 
 
-def _run_all(calls: Sequence[Callable[[], T]], part: int) -> list[T]:
-    outer = current_part(), getattr(_local, "inside", False)
-    _local.part, _local.inside = part, True
+def _run_all(calls: Sequence[Callable[[], T]]) -> list[T]:
+    outer = getattr(_local, "inside", False)
+    _local.inside = True
     try:
         return [call() for call in calls]
     finally:
-        _local.part, _local.inside = outer
+        _local.inside = outer
 
 
-def split_run(count: int, work: Callable[[int, int, int], T]) -> list[T]:
-    """``[work(part, start, stop), ...]`` over consecutive parts of ``range(count)``: one part
-    when ``count`` is small, there is one thread or this is a call of :func:`run_calls` (then
-    ``part`` is that call's :func:`current_part`), else parts of equal size, run at the same
-    time (:func:`run_calls`)."""
+def split_run(count: int, work: Callable[[int, int], T]) -> list[T]:
+    """``[work(start, stop), ...]`` over consecutive parts of ``range(count)``: one part when
+    ``count`` is small or there is one thread, else parts of equal size, run at the same time
+    (:func:`run_calls`). ``work`` takes its tables from :func:`thread_tables`."""
     parts = min(threads(), count // MIN_GAMES_PER_THREAD)
-    if parts <= 1 or getattr(_local, "inside", False):  # whole, on this thread's tables
-        return [work(current_part(), 0, count)]
+    if parts <= 1 or getattr(_local, "inside", False):
+        return [work(0, count)]
     bounds = [count * j // parts for j in range(parts + 1)]
-    return run_calls([functools.partial(work, j, bounds[j], bounds[j + 1]) for j in range(parts)])
+    return run_calls([functools.partial(work, bounds[j], bounds[j + 1]) for j in range(parts)])

@@ -39,3 +39,13 @@ def node_of_a_task(seconds: float) -> str:
 
     time.sleep(seconds)
     return ray.get_runtime_context().get_node_id()
+
+
+def engine_threads_of_a_task() -> tuple[int, str | None]:
+    """The compiled engine's thread count in the worker that ran this task, and what
+    ``UNO_RL_THREADS`` says there."""
+    import os
+
+    from uno_rl.core.compiled import threads
+
+    return threads.threads(), os.environ.get("UNO_RL_THREADS")

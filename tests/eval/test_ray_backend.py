@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray")
 #: One local Ray instance at a time: both Ray test modules run on the same worker.
 pytestmark = pytest.mark.xdist_group("ray")
 
-from ray_cluster import node_of_a_task, two_node_cluster  # noqa: E402
+from ray_cluster import engine_threads_of_a_task, node_of_a_task, two_node_cluster  # noqa: E402
 
 from uno_rl.eval.backends import BackendError, RayExecutor, make_executor  # noqa: E402
 from uno_rl.eval.run import evaluate  # noqa: E402
@@ -35,6 +35,14 @@ def test_the_cluster_spreads_tasks_over_both_nodes():
     executor = RayExecutor()
     futures = [executor.submit(node_of_a_task, 1.0) for _ in range(2)]
     assert len({future.result(timeout=120) for future in futures}) == 2
+
+
+def test_a_task_splits_no_batch_over_threads():
+    # A worker holds one CPU: two engine threads in each would crowd the cores.
+    if os.environ.get("UNO_RL_THREADS"):
+        pytest.skip("UNO_RL_THREADS is set for the whole cluster")
+    executor = RayExecutor()
+    assert executor.submit(engine_threads_of_a_task).result(timeout=120) == (1, "1")
 
 
 def _frames(result):

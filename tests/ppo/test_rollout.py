@@ -1,6 +1,7 @@
 """Rollout sources' parts without Ray: game slices, worker generators, rollouts, actor state."""
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import torch
 
 from uno_rl.ppo.config import load_train_config
 from uno_rl.ppo.network import PolicyNetwork, feature_columns, input_scale
-from uno_rl.ppo.ray_workers import RolloutActor
+from uno_rl.ppo.ray_workers import OneCpuRolloutActor, RolloutActor
 from uno_rl.ppo.rollout import Rollout, game_slices, worker_generators
 from uno_rl.ppo.selfplay import Stats
 
@@ -99,3 +100,18 @@ def test_an_actor_recreated_from_its_reported_state_plays_the_same_rollout(keep_
         other.collector.play.state.key,
         RolloutActor(config, 2, None, pool, 0).collector.play.state.key,
     )
+
+
+@pytest.mark.parametrize("set_before", [None, "3"])
+def test_a_ray_rollout_actor_splits_no_batch_over_threads(keep_torch_threads, monkeypatch,
+                                                          set_before):  # fmt: skip
+    # A Ray actor holds one CPU; UNO_RL_THREADS, where the cluster sets it, still decides.
+    monkeypatch.setenv("UNO_RL_THREADS", "")  # restored after the test, whatever happens
+    if set_before is None:
+        monkeypatch.delenv("UNO_RL_THREADS")
+    else:
+        monkeypatch.setenv("UNO_RL_THREADS", set_before)
+    RolloutActor(load_train_config(None, CONFIG).to_dict(), 0, None, [weights(1)], 0)
+    assert os.environ.get("UNO_RL_THREADS") == set_before
+    OneCpuRolloutActor(load_train_config(None, CONFIG).to_dict(), 0, None, [weights(1)], 0)
+    assert os.environ["UNO_RL_THREADS"] == (set_before or "1")

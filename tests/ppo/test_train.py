@@ -280,10 +280,14 @@ def test_init_from_a_checkpoint(tmp_path, capsys):
     # One update from the first policy stays near it; a fresh start would be far away.
     drift = max((moved[k] - start[k]).abs().max().item() for k in start)
     assert drift < 0.05
-    bigger = [*short, *again, "--name", "third", "--hidden", "64"]
-    assert train.main(bigger) == 2
-    assert "init_from" in capsys.readouterr().err
-    assert not (runs / "third").exists()
+    wider = [*short, *again, "--name", "wider", "--hidden", "64"]  # starts as the first
+    assert train.main(wider) == 0
+    assert load_checkpoint(run_dir(runs, "wider") / "policy.pt")["network"]["hidden"] == [64]
+    capsys.readouterr()
+    for name, hidden in (("narrower", "16"), ("deeper", "32,32")):
+        assert train.main([*short, *again, "--name", name, "--hidden", hidden]) == 2
+        assert "init_from" in capsys.readouterr().err
+        assert not (runs / name).exists()
 
 
 def test_a_match_run_trains_on_points_and_reports_rounds_points_and_matches(tmp_path, capsys):

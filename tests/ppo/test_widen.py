@@ -56,3 +56,43 @@ def test_fewer_pieces_than_the_bot_read_are_one_clear_error():
     inputs = NetworkInputs.of_config(config)
     with pytest.raises(TrainConfigError, match="init_from: .*or more pieces of the same layout"):
         initial_weights(config, inputs.network(config.hidden), inputs)
+
+
+@pytest.mark.parametrize("hidden", [[256, 192], [128, 160], [200, 128]])
+def test_wider_hidden_layers_start_as_the_bot_and_train_their_new_units(hidden):
+    # From the first 4-player bot: wider layers, and every observation piece it did not read.
+    rules = load_rules("official", players=4)
+    old_network, old_inputs = load_policy_inputs(init_from_path("ppo-official-4p-v1"))
+    config = TrainConfig(init_from="ppo-official-4p-v1", players=4, hidden=hidden)
+    inputs = NetworkInputs.of_config(config)
+    torch.manual_seed(3)
+    network = inputs.network(config.hidden)
+    initial_weights(config, network, inputs)
+    played = played_observations(rules)
+    obs = torch.from_numpy(played[:, inputs.columns])  # more pieces than v1 read, too
+    with torch.no_grad():
+        old = old_network(torch.from_numpy(played[:, old_inputs.columns]))
+        new = network(obs)
+    for before, after in zip(old, new, strict=True):
+        np.testing.assert_allclose(after.numpy(), before.numpy(), rtol=1e-5, atol=1e-5)
+    # The new units read their inputs, and the weights from them to the layer above (or to
+    # the heads) get a gradient: training can bring them in.
+    logits, value = network(obs)
+    (logits.logsumexp(dim=1).sum() + value.sum()).backward()
+    for j, width in enumerate(hidden):
+        if width == 128:
+            continue
+        assert network.trunk[2 * j].weight[128:].abs().sum() > 0
+        above = (
+            [network.trunk[2 * j + 2]] if j + 1 < len(hidden) else [network.policy, network.value]
+        )
+        for layer in above:
+            assert layer.weight.grad[:, 128:width].abs().sum() > 0
+
+
+@pytest.mark.parametrize("hidden", [[64, 128], [128], [128, 128, 128]])
+def test_narrower_or_other_layer_counts_are_one_clear_error(hidden):
+    config = TrainConfig(init_from="ppo-official-4p-v1", players=4, hidden=hidden)
+    inputs = NetworkInputs.of_config(config)
+    with pytest.raises(TrainConfigError, match="init_from: .*has hidden sizes \\[128, 128\\]"):
+        initial_weights(config, inputs.network(config.hidden), inputs)

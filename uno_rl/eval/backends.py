@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
+from ..core.compiled.thread_setting import one_thread_in_this_worker
 from .tournament import worker_pool
 
 __all__ = ["BACKENDS", "BackendError", "RayExecutor", "make_executor"]
@@ -73,19 +74,23 @@ class RayExecutor(Executor):
             except (ConnectionError, RuntimeError, ValueError) as error:
                 raise BackendError(f"cannot connect to Ray at {address!r}: {error}") from None
         self._retries = retries
-        self._remote: dict[Callable, Any] = {}
+        self._remote: Any = None  # every task runs through _in_a_worker
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
-        remote = self._remote.get(fn)
-        if remote is None:
-            remote = self._ray.remote(num_cpus=1, max_retries=self._retries)(fn)
-            self._remote[fn] = remote
-        return _translated(self._ray, remote.remote(*args, **kwargs).future())
+        if self._remote is None:
+            self._remote = self._ray.remote(num_cpus=1, max_retries=self._retries)(_in_a_worker)
+        return _translated(self._ray, self._remote.remote(fn, *args, **kwargs).future())
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if self._owns_instance and self._ray.is_initialized():
             self._ray.shutdown()
         self._owns_instance = False
+
+
+def _in_a_worker(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a Ray worker of one CPU: one engine thread there."""
+    one_thread_in_this_worker()
+    return fn(*args, **kwargs)
 
 
 def _translated(ray, future: Future) -> Future:

@@ -19,7 +19,8 @@ compare and a paper can cite one by its command line:
 * the seeds :data:`SEEDS` (one for the single rounds, one for the matches) and the sizes
   :data:`FULL` (20,000 single rounds and 2,000 matches an opponent: the sizes of
   ``uno_rl exploit``'s final evaluation); :data:`SEARCH` for a search agent, which thinks
-  about a second a round (the full sizes would take it days); or, for a try, :data:`QUICK`.
+  for a twenty-fifth of a second (``pimc``) to half a second (a search over a PPO bot) a
+  round (the full sizes would take it hours to days); or, for a try, :data:`QUICK`.
 
 A scorecard is played in parts (:class:`Part`), one per player count and unit (``2p-rounds``,
 ``2p-matches``, ``4p-rounds``, ``4p-matches``), each one evaluator call
@@ -123,7 +124,7 @@ class Sizes:
 #: at 2 players, +-2.9 on matches won.
 FULL = Sizes(rounds=20_000, matches=2_000)
 #: The sizes of ``--search``, for agents that search at every decision (``pimc``, ``ismcts``
-#: and the ``pimc-*`` specs, about a second a round): 99% intervals about +-6.5 percentage
+#: and the ``pimc-*`` specs, up to half a second a round): 99% intervals about +-6.5 percentage
 #: points wide on rounds won at 2 players, +-20 on matches won.
 SEARCH = Sizes(rounds=400, matches=40)
 #: The sizes of ``--quick``: a try, too small for findings.

@@ -165,8 +165,9 @@ class TrainConfig:
     init_from: str = _field(
         "",
         "start from these weights: a checkpoint file, or an agent with one such as "
-        "ppo-official-2p (same hidden sizes; its features, or more of the same layout: the "
-        "new ones start at weight 0; '' = fresh)",
+        "ppo-official-2p (as many hidden layers, each as wide or wider; its features, or more "
+        "of the same layout: new units and columns start with weight 0 on the outputs they "
+        "feed, so it starts as that bot; '' = fresh)",
     )
     # ------------------------------------------------------------------ PPO
     learning_rate: float = _field(2.5e-4, "Adam learning rate", low=0, high=1)

@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from uno_rl.agents import make_agent
+from uno_rl.core.compiled.thread_setting import one_thread_in_this_worker
 from uno_rl.eval.backends import BackendError, RayExecutor
 
 from .config import TrainConfig
@@ -106,6 +107,14 @@ class RolloutActor:
         return rollout, self.collector.state()
 
 
+class OneCpuRolloutActor(RolloutActor):
+    """A :class:`RolloutActor` in a Ray worker of one CPU: one engine thread there."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        one_thread_in_this_worker()
+        super().__init__(*args, **kwargs)
+
+
 class RayConnection:
     """Ray for the trainer: the evaluator's :class:`RayExecutor` conventions (a private local
     instance of ``workers`` CPUs without an address, :class:`BackendError` when Ray is missing
@@ -162,7 +171,7 @@ class RaySource:
         self._snapshot: int | None = None
         self._connection = RayConnection(config.address or None, self.workers)
         self.ray = self._connection.ray
-        self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0)(RolloutActor)
+        self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0)(OneCpuRolloutActor)
         self.actors: list = []
         try:
             pool_ref = self._pool_ref()

@@ -277,7 +277,8 @@ def initial_weights(
     """Load the weights ``init_from`` names (a path, a file in ``agents/``, or an agent whose
     spec has a ``checkpoint``: ``ppo-official-2p``) into ``network``, checked to fit (errors
     name the field and the file). ``inputs``: the network's (default: those of ``config``'s
-    rules); the checkpoint must have been trained on the same layout, features and deck size."""
+    rules); the checkpoint must have been trained on the same layout and deck size, with the
+    same features or fewer, and as many hidden layers, none wider than ``config.hidden``'s."""
     path = init_from_path(config.init_from)
     try:
         start = load_checkpoint(path)
@@ -289,15 +290,21 @@ def initial_weights(
     inputs = NetworkInputs.of_config(config) if inputs is None else inputs
     saved = NetworkInputs.of_spec(spec)
     widens = _widens(saved, inputs)
-    if spec["hidden"] != list(config.hidden) or not (inputs.matches(spec) or widens):
+    wider_layers = _wider_layers(spec["hidden"], list(config.hidden))
+    if not (spec["hidden"] == list(config.hidden) or wider_layers) or not (
+        inputs.matches(spec) or widens
+    ):
         raise TrainConfigError(
             f"init_from: {path} has hidden sizes {spec['hidden']} and reads "
             f"{saved.describe()}; the config asks for {config.hidden} and {inputs.describe()} "
-            "(or more pieces of the same layout and deck size)"
+            "(or as many layers, none narrower, or more pieces of the same layout and deck "
+            "size)"
         )
     weights = start["model"]
     if widens:
         weights = _widened(weights, saved, inputs, path)
+    if wider_layers:
+        weights = _wider_units(weights, network.state_dict(), len(config.hidden), path)
     try:
         load_weights(network, weights, path)
     except CheckpointError as error:
@@ -325,3 +332,47 @@ def _widened(
         if column in position:
             wide[:, j] = first[:, position[column]]
     return {**weights, "trunk.0.weight": wide}
+
+
+def _wider_layers(saved: list[int], asked: list[int]) -> bool:
+    """Whether ``asked`` has as many hidden layers as ``saved``, none narrower, one wider."""
+    return (
+        len(saved) == len(asked)
+        and all(a >= b for a, b in zip(asked, saved, strict=True))
+        and asked != saved
+    )
+
+
+def _wider_units(
+    weights: dict[str, Any], fresh: dict[str, torch.Tensor], layers: int, path: Path
+) -> dict[str, Any]:
+    """The saved weights in a network with wider hidden layers, computing the same function.
+
+    ``fresh``: the wider network's own freshly initialised state. Each saved unit keeps its
+    weights and bias, reading 0 from the new units of the layer below; each new unit keeps its
+    fresh incoming weights (so it has an output and a gradient) and feeds the layer above (the
+    heads included) through weights of 0, so nothing it computes reaches the logits or the
+    value until training moves those weights.
+    """
+    names = [f"trunk.{2 * k}" for k in range(layers)] + ["policy", "value"]
+    wide = dict(weights)
+    for name in names:
+        saved_w, saved_b = weights.get(f"{name}.weight"), weights.get(f"{name}.bias")
+        new_w, new_b = fresh[f"{name}.weight"], fresh[f"{name}.bias"]
+        if (
+            not isinstance(saved_w, torch.Tensor)
+            or not isinstance(saved_b, torch.Tensor)
+            or saved_w.ndim != 2
+            or saved_w.shape[0] > new_w.shape[0]
+            or saved_w.shape[1] > new_w.shape[1]
+            or saved_b.shape != saved_w.shape[:1]
+        ):
+            raise TrainConfigError(f"init_from: {path}: its layer {name} does not fit its sizes")
+        units, reads = saved_w.shape
+        w = new_w.detach().clone()
+        w[:units, :] = 0.0  # a saved unit reads nothing from the new units below
+        w[:units, :reads] = saved_w
+        b = new_b.detach().clone()
+        b[:units] = saved_b
+        wide[f"{name}.weight"], wide[f"{name}.bias"] = w, b
+    return wide

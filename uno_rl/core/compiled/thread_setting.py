@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["THREADS_VARIABLE", "check_threads_variable", "threads_variable"]
+__all__ = [
+    "THREADS_VARIABLE",
+    "check_threads_variable",
+    "one_thread_in_this_worker",
+    "threads_variable",
+]
 
 #: The environment variable.
 THREADS_VARIABLE = "UNO_RL_THREADS"
@@ -35,3 +40,11 @@ def threads_variable() -> int | None:
         raise ValueError(problem)
     text = os.environ.get(THREADS_VARIABLE, "").strip()
     return int(text) if text else None
+
+
+def one_thread_in_this_worker() -> None:
+    """Call first in a worker process given one CPU of its own (a Ray task or actor): the
+    compiled engine then splits no batch over threads in this process, unless
+    ``UNO_RL_THREADS`` was set for it (Ray starts its workers with the cluster's environment,
+    so two engine threads per one-CPU worker would crowd the cores)."""
+    os.environ.setdefault(THREADS_VARIABLE, "1")

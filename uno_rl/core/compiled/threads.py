@@ -11,7 +11,9 @@ step's work, so they are not split).
 
 The number of threads is ``$UNO_RL_THREADS`` where set, else 2 where the machine has two
 cores or more, except in a worker process (the evaluator's workers, started by
-:mod:`multiprocessing`), which already shares the cores with its siblings: 1 there.
+:mod:`multiprocessing`, and Ray's one-CPU tasks and rollout actors:
+:func:`.thread_setting.one_thread_in_this_worker`), which already shares the cores with its
+siblings: 1 there.
 :func:`set_threads` changes it for the process.
 
 Every thread gets its own rule tables (:func:`thread_tables`): the tables hold the kernel's

@@ -111,3 +111,39 @@ def test_round_length_truncations_and_episode_returns_are_counted():
     assert stats.learner_episodes == 2 * stats.rounds == int(buffer.terminal[: buffer.size].sum())
     assert stats.learner_reward == pytest.approx(-0.7 * stats.learner_episodes)
     assert play.take_stats().rounds == 0  # taken: the counters start again
+
+
+def zoo_lineups(zoo_tables: float, games: int = 400) -> np.ndarray:
+    """(games, 4) line-ups of 4-player zoo games against three zoo agents."""
+    rules = load_rules("official", players=4)
+    cols = feature_columns(ALL_FEATURES)
+    zoo = [make_agent(name, rules) for name in ("random-playable", "color-first", "rule")]
+    play = SelfPlay(rules, games, (0.0, 0.0, 1.0), zoo, [], cols, np.random.default_rng(3),
+                    torch.Generator().manual_seed(0), torch.device("cpu"),
+                    zoo_tables=zoo_tables)  # fmt: skip
+    return play.lineup
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+def test_zoo_tables_seat_one_agent_in_every_other_seat(share):
+    lineup = zoo_lineups(share)
+    assert ((lineup == LEARNER).sum(axis=1) == 1).all()
+    others = lineup[lineup != LEARNER].reshape(-1, 3)
+    same = (others == others[:, :1]).all(axis=1)
+    # Drawn separately, three seats of three agents agree in 1/9 of the games.
+    expected = share + (1 - share) / 9
+    assert abs(same.mean() - expected) < 0.07, (same.mean(), expected)
+    assert set(np.unique(others)) == {1, 2, 3}  # every zoo agent still plays
+
+
+def test_no_zoo_tables_draws_the_line_ups_as_before():
+    # The share at 0 draws nothing more: the line-ups of a run without it are unchanged.
+    assert np.array_equal(zoo_lineups(0.0), zoo_lineups(0.0))
+    rng = np.random.default_rng(3)
+    rng.integers(0, 2**63, size=400, dtype=np.uint64)  # the deals (new_seeds)
+    rng.choice(3, size=400, p=[0.0, 0.0, 1.0])  # the slots' modes
+    learner_seat = rng.integers(0, 4, size=400)
+    rng.integers(0, 1, size=(400, 4))  # the pool's picks
+    zoo_pick = 1 + rng.integers(0, 3, size=(400, 4))
+    zoo_pick[np.arange(400), learner_seat] = LEARNER
+    assert np.array_equal(zoo_lineups(0.0), zoo_pick)

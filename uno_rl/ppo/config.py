@@ -138,16 +138,16 @@ class TrainConfig:
         low=0,
         high=100,
     )
-    win_bonus: float = _field(
-        0.0,
-        "objective rules: extra reward for winning a round (+this to the winner, -this/(P-1) to "
-        "each loser), on top of the scaled points: a round's win counts besides its points",
-        low=0,
-        high=100,
-    )
+    win_bonus: float = _field(0.0, "objective rules: extra reward for winning a round (+this to "
+                              "the winner, -this/(P-1) to each loser), on top of the scaled "
+                              "points: a round's win counts besides its points", low=0,
+                              high=100)  # fmt: skip
     zoo_share: float = _field(0.3, "share of games against zoo agents", low=0, high=1)
     zoo: list = _field(["random-playable", "rule", "color-first", "points-dumper", "aggressive"],
                        "zoo agent specs the learner meets")  # fmt: skip
+    zoo_tables: float = _field(0.0, "share of the zoo games with one zoo agent in every other "
+                               "seat (as the strength tables are); the rest draw each seat's "
+                               "agent separately", low=0, high=1)  # fmt: skip
     pool_size: int = _field(8, "past snapshots kept in the opponent pool", low=1, high=256)
     snapshot_every: int = _field(10, "updates between snapshots added to the pool", low=1)
     # -------------------------------------------------------------- network
@@ -162,13 +162,11 @@ class TrainConfig:
         "auto (bf16 where the CPU has it natively, else fp32; always fp32 on CUDA)",
         choices=("auto", "bf16", "fp32"),
     )
-    init_from: str = _field(
-        "",
-        "start from these weights: a checkpoint file, or an agent with one such as "
-        "ppo-official-2p (as many hidden layers, each as wide or wider; its features, or more "
-        "of the same layout: new units and columns start with weight 0 on the outputs they "
-        "feed, so it starts as that bot; '' = fresh)",
-    )
+    init_from: str = _field("", "start from these weights: a checkpoint file, or an agent with "
+                            "one such as ppo-official-2p (as many hidden layers, each as wide "
+                            "or wider; its features, or more of the same layout: new units and "
+                            "columns start with weight 0 on the outputs they feed, so it starts "
+                            "as that bot; '' = fresh)")  # fmt: skip
     # ------------------------------------------------------------------ PPO
     learning_rate: float = _field(2.5e-4, "Adam learning rate", low=0, high=1)
     anneal_lr: bool = _field(True, "decay the learning rate linearly to 0")

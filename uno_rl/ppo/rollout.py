@@ -160,7 +160,7 @@ class Collector:
         self.play = SelfPlay(
             rules, num_games, mix, zoo, pool, columns, rng, generator, device,
             config.truncation_penalty, config.training_reward_scale(rules.reward),
-            config.objective, config.win_bonus,
+            config.objective, config.win_bonus, config.zoo_tables,
         )  # fmt: skip
         capacity = num_games * (config.rollout_steps + rules.players)
         obs_dtype = BF16_BITS if network.trunk_bf16 else np.float32

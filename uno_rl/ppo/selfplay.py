@@ -3,7 +3,8 @@
 Each game slot is given a mode once (shares ``self_play``, ``pool_share``, ``zoo_share``) and
 a line-up each time it is dealt: self-play slots seat the current policy everywhere; in pool
 and zoo slots one random seat is the learner and the others are past snapshots of the policy
-(self-play until the first snapshot) or zoo agents, drawn per seat.
+(self-play until the first snapshot) or zoo agents, drawn per seat (a share ``zoo_tables`` of
+the zoo line-ups seats one zoo agent in every other seat).
 Each engine step, every game's acting seat is played by its owner, one batched call per owner
 (the learner, each snapshot, each zoo agent). Only the learner's decisions become transitions
 (:class:`~uno_rl.ppo.buffer.TurnBuffer`). Objective ``rules``: when a round ends, each learner
@@ -125,6 +126,8 @@ class SelfPlay:
             (+1 for winning the match, -1/(P-1) for losing it; match rules only).
         win_bonus: objective ``rules``: added to the round's winner, and -win_bonus/(P-1) to
             each loser (a round's win counts besides its points).
+        zoo_tables: share of the zoo line-ups with one zoo agent in every other seat (0: each
+            seat's drawn separately, and nothing more is drawn from ``rng``).
     """
 
     def __init__(
@@ -142,13 +145,14 @@ class SelfPlay:
         reward_scale: float = 1.0,
         objective: str = "rules",
         win_bonus: float = 0.0,
+        zoo_tables: float = 0.0,
     ):
         if objective not in ("rules", "match"):
             raise ValueError(f"objective must be 'rules' or 'match', got {objective!r}")
         if objective == "match" and not rules.match:
             raise ValueError("objective 'match' needs match rules (match = true)")
         self.reward_scale, self.objective = float(reward_scale), objective
-        self.win_bonus = float(win_bonus)
+        self.win_bonus, self.zoo_tables = float(win_bonus), float(zoo_tables)
         self.rules, self.n, self.players = rules, num_games, rules.players
         self.mix = np.asarray(mix, np.float64)
         self.zoo, self.pool = list(zoo), list(pool)
@@ -188,6 +192,9 @@ class SelfPlay:
         learner_seat = self.rng.integers(0, p, size=k)
         pool_pick = 1 + self.rng.integers(0, max(self.pool_filled, 1), size=(k, p))
         zoo_pick = 1 + len(self.pool) + self.rng.integers(0, max(len(self.zoo), 1), size=(k, p))
+        if self.zoo_tables > 0:  # drawn only then: the line-ups of other runs stay as they were
+            same = self.rng.random(k) < self.zoo_tables
+            zoo_pick[same] = zoo_pick[same, :1]
         lineup[mode == 1] = pool_pick[mode == 1]
         lineup[mode == 2] = zoo_pick[mode == 2]
         lineup[np.arange(k), learner_seat] = LEARNER

@@ -1,12 +1,24 @@
 """What ``uno_rl train`` says before it trains and after: the plan of a new run (its whole
-updates, :func:`budget_line`; the size of its evaluations, :func:`evaluation_line`) and what
-one call trained (:func:`trained_line`)."""
+updates, :func:`budget_line`; the size of its evaluations, :func:`evaluation_line`), what
+one call trained (:func:`trained_line`), and what a stopped run kept (:func:`resume_note`,
+:func:`interrupted_line`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from .checkpoint import load_checkpoint
 from .config import TrainConfig
 
-__all__ = ["budget_line", "counted", "evaluation_line", "periodic_evaluations", "trained_line"]
+__all__ = [
+    "budget_line",
+    "counted",
+    "evaluation_line",
+    "interrupted_line",
+    "periodic_evaluations",
+    "resume_note",
+    "trained_line",
+]
 
 
 def counted(count: int, noun: str) -> str:
@@ -90,3 +102,27 @@ def trained_line(summary: dict) -> str:
         f"{summary['seconds']:.0f} s ({speed:,.0f} decisions/s, {summary['precision']} trunk); "
         f"the run: {summary['decisions']:,} decisions, {summary['rounds']:,} rounds"
     )
+
+
+def resume_note(run: Path) -> str:
+    """Where a stopped run in folder ``run`` goes on: its last checkpoint's update and the
+    command that resumes it, or that none was written yet."""
+    saved = run / "checkpoint.pt"
+    if not saved.is_file():
+        return "no checkpoint was written yet"
+    update = load_checkpoint(saved, ("update",))["update"]
+    return (
+        f"the run resumes from its last checkpoint (update {update:,}) with: uno_rl train "
+        f"--resume {run}"
+    )
+
+
+def interrupted_line(run: Path | None, trained: Path | None) -> str:
+    """The one line of a ``uno_rl train`` stopped by a signal: the trained policy where the
+    final evaluation was stopped, else where the run goes on (:func:`resume_note`), or that
+    nothing was started."""
+    if trained is not None:
+        return f"interrupted: the final evaluation stopped; the trained policy is {trained}"
+    if run is None:
+        return "interrupted: training stopped before its run started: nothing was written"
+    return f"interrupted: training stopped in {run}; {resume_note(run)}"

@@ -28,7 +28,7 @@ from uno_rl.plumbing.durable import fsync_folder, write_text_durably
 from uno_rl.plumbing.tomlfile import FileReadError, parsed_value_problem, read_small_file
 
 from .checkpoint import CheckpointError, load_checkpoint, load_weights, network_spec
-from .config import TrainConfig, TrainConfigError, config_from_dict
+from .config import TrainConfig, TrainConfigError, config_from_dict, option_name
 from .inputs import NetworkInputs
 from .network import PolicyNetwork
 
@@ -44,6 +44,7 @@ __all__ = [
     "read_run_config",
     "remove_stale_temporaries",
     "restore_learner",
+    "resumed_config",
 ]
 
 #: What a training checkpoint holds besides the games (checked before anything is restored).
@@ -376,3 +377,25 @@ def _wider_units(
         b[:units] = saved_b
         wide[f"{name}.weight"], wide[f"{name}.bias"] = w, b
     return wide
+
+
+def resumed_config(
+    resume: str, config_given: bool, overrides: dict[str, str]
+) -> tuple[Path, TrainConfig]:
+    """The run folder and config of ``uno_rl train --resume RESUME``; ``config_given``: a
+    ``--config`` was given too; ``overrides``: the options given (only ``--address`` may be)."""
+    address = overrides.pop("address", None)  # where the cluster is, not what runs
+    if {"backend", "workers"} & set(overrides):
+        raise TrainConfigError(
+            "--resume: a run keeps its backend and number of workers (the games and "
+            "their generators are split among the workers); only --address may change"
+        )
+    given = [option_name(k) for k in overrides]
+    given += ["--config"] * config_given
+    if given:
+        raise TrainConfigError(
+            "--resume continues a run with its own config: no other settings (got "
+            f"{', '.join(given)}; only --address may be given, to reach a Ray cluster)"
+        )
+    run = Path(resume)
+    return run, read_run_config(run, address)

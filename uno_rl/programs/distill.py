@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,6 +33,8 @@ from uno_rl.eval.backends import BackendError
 from uno_rl.plumbing import resources
 from uno_rl.plumbing.cli import CliParser, count_type, print_error
 from uno_rl.plumbing.durable import write_bytes_durably, write_text_durably
+from uno_rl.plumbing.processes import Interrupted, interruptible
+from uno_rl.plumbing.safe_text import printable
 from uno_rl.ppo.checkpoint import CheckpointError
 from uno_rl.ppo.config import (
     TrainConfig,
@@ -172,6 +175,13 @@ def read_recipe(run: Path) -> tuple[DistillSettings, TrainConfig]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``uno_rl distill ARGV``; the exit status (0: done, 2: bad input, 130 or 143: stopped
+    by Ctrl-C or SIGTERM, with one line saying where it can go on)."""
+    with interruptible():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     names = [f.name for f in dataclasses.fields(TrainConfig)]
     overrides = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
@@ -209,8 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
         print_error(message)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # Interrupted: a signal; else raised by the code itself
         where = f"; continue with: uno_rl distill --resume {run}" if run is not None else ""
-        print_error(f"interrupted: the distillation stopped at its last file{where}")
-        return 130
+        print(
+            printable(f"interrupted: the distillation stopped at its last file{where}"),
+            file=sys.stderr,
+        )
+        return stop.status if isinstance(stop, Interrupted) else 130
     return 0

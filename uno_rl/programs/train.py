@@ -29,7 +29,8 @@ Read top to bottom, in the manner of CleanRL's ``ppo.py``:
    ``fsync``-ed, renamed, the folder ``fsync``-ed); ``--resume RUN`` continues exactly where a
    killed run stopped, on the backend and with the workers it started with, and first cuts
    ``metrics.csv`` and the TensorBoard events back to the checkpoint, so that each update is
-   logged once, as in a run nobody killed.
+   logged once, as in a run nobody killed. Ctrl-C or SIGTERM (a background run's too) stops
+   it with one line naming its last checkpoint and that command (exit status 130 or 143).
    A Ray worker lost mid-run is recreated from the state it last reported and its rollout
    rerun, up to ``worker_retries`` times per update, without changing the result; beyond
    that the run stops with an error naming the worker and the update, having merged nothing
@@ -67,6 +68,8 @@ CPU unless ``device`` says ``cuda``; Ray workers play on one CPU each.
 from __future__ import annotations
 
 import dataclasses
+import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -79,19 +82,26 @@ from uno_rl.core.rules import Rules, RulesError
 from uno_rl.eval.backends import BackendError
 from uno_rl.plumbing import resources
 from uno_rl.plumbing.cli import CliParser, print_error
-from uno_rl.ppo.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from uno_rl.plumbing.processes import Interrupted, interruptible
+from uno_rl.plumbing.safe_text import printable
+from uno_rl.ppo.checkpoint import CheckpointError, save_checkpoint
 from uno_rl.ppo.config import (
     TrainConfig,
     TrainConfigError,
     add_arguments,
     load_train_config,
-    option_name,
 )
 from uno_rl.ppo.inputs import NetworkInputs
 from uno_rl.ppo.live_policy import LivePolicyAgent
 from uno_rl.ppo.logger import RunLogger
 from uno_rl.ppo.network import PolicyNetwork, use_bf16
-from uno_rl.ppo.plan import budget_line, evaluation_line, trained_line
+from uno_rl.ppo.plan import (
+    budget_line,
+    evaluation_line,
+    interrupted_line,
+    resume_note,
+    trained_line,
+)
 from uno_rl.ppo.report import (
     eval_metrics,
     evaluate_policy,
@@ -107,9 +117,9 @@ from uno_rl.ppo.runs import (
     initial_weights,
     load_resume,
     new_run_path,
-    read_run_config,
     remove_stale_temporaries,
     restore_learner,
+    resumed_config,
 )
 from uno_rl.ppo.tracking import FINAL_TABLES, Tracker
 from uno_rl.ppo.update import imitation_targets, ppo_update
@@ -377,15 +387,7 @@ def train(
                 rounds=f"{rounds:,}",
             )
     except BackendError as error:
-        saved = run / "checkpoint.pt"
-        resume_note = (
-            f"the run resumes from its last checkpoint (update "
-            f"{load_checkpoint(saved, ('update',))['update']}) with: uno_rl train "
-            f"--resume {run}"
-            if saved.is_file()
-            else "no checkpoint was written yet"
-        )
-        raise BackendError(f"{error}; {resume_note}") from None
+        raise BackendError(f"{error}; {resume_note(run)}") from None
     finally:
         bar.close()
         logger.close()
@@ -437,26 +439,19 @@ def quickstart_config() -> TrainConfig | None:
         return None
 
 
-def resumed_config(args, overrides: dict[str, str]) -> tuple[Path, TrainConfig]:
-    """The run folder and config of ``--resume`` (only ``--address`` may be given besides)."""
-    address = overrides.pop("address", None)  # where the cluster is, not what runs
-    if {"backend", "workers"} & set(overrides):
-        raise TrainConfigError(
-            "--resume: a run keeps its backend and number of workers (the games and "
-            "their generators are split among the workers); only --address may change"
-        )
-    given = [option_name(k) for k in overrides]
-    given += ["--config"] * (args.config is not None)
-    if given:
-        raise TrainConfigError(
-            "--resume continues a run with its own config: no other settings (got "
-            f"{', '.join(given)}; only --address may be given, to reach a Ray cluster)"
-        )
-    run = Path(args.resume)
-    return run, read_run_config(run, address)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``uno_rl train ARGV``; the exit status (0: done, 2: bad input, 130 or 143: stopped
+    by Ctrl-C or SIGTERM, with one line saying what was kept and how to go on)."""
+    where: dict[str, Path] = {}
+    try:
+        with interruptible():
+            return _run(argv, where)
+    except KeyboardInterrupt as stop:  # Interrupted: a signal; else raised by the code itself
+        print(printable(interrupted_line(where.get("run"), where.get("trained"))), file=sys.stderr)
+        return stop.status if isinstance(stop, Interrupted) else 128 + signal.SIGINT
+
+
+def _run(argv: Sequence[str] | None, where: dict[str, Path]) -> int:
     args = build_parser().parse_args(argv)
     field_names = [f.name for f in dataclasses.fields(TrainConfig)]
     overrides = {
@@ -465,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     resume = args.resume is not None
     try:
         if resume:
-            run, config = resumed_config(args, overrides)
+            run, config = resumed_config(args.resume, args.config is not None, overrides)
         else:
             if not args.runs_dir:
                 raise TrainConfigError("--runs-dir: must name a folder")
@@ -476,12 +471,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             run = new_run_path(Path(args.runs_dir), config.name)
 
         def announce(run: Path) -> None:
+            where["run"] = run
             print(f"{'resuming' if resume else 'training'} {config.name} in {run}", flush=True)
             if not resume:
                 print(budget_line(config), flush=True)
                 print(evaluation_line(config, training_rules(config).match), flush=True)
 
         summary = train(config, run, resume, not args.no_progress, on_start=announce)
+        where["trained"] = run / "policy.pt"
         print(trained_line(summary))
         if summary["worker_restarts"]:
             print(f"{summary['worker_restarts']} lost rollout worker(s) recreated, rollouts rerun")

@@ -333,3 +333,35 @@ def test_a_bayes_memory_is_kept_and_read_as_the_batched_agent_does(preset, switc
             np.testing.assert_array_equal(ours[name], theirs[name], name)
         engine.step(state, actions, running)
     assert bounded > 0
+
+
+@pytest.mark.parametrize("bit_generator", ["PCG64DXSM", "Philox", "MT19937", "unchecked"])
+def test_other_bit_generators_draw_the_tie_noise_block_and_choose_alike(bit_generator, monkeypatch):
+    """The tie noise is read in place only from a checked PCG64 (:mod:`uno_rl.core.compiled.
+    nb_pcg64`); with any other bit generator, or where the check failed, the whole block is
+    drawn, and the actions and draws are the batched agent's all the same."""
+    from uno_rl.core.compiled import nb_pcg64
+
+    if bit_generator == "unchecked":
+        monkeypatch.setattr(nb_pcg64, "_checked", [False])
+        kind = np.random.PCG64
+    else:
+        kind = getattr(np.random, bit_generator)
+    rules = load_rules("official", players=4)
+    agents = [make_agent(spec, rules) for spec in AGENTS[2:6]]
+    rng = np.random.default_rng(5)
+    state = engine.reset(rules, np.arange(32, dtype=np.uint64) + 3)
+    for _ in range(30):
+        masks = engine.legal_mask(state)
+        for agent in agents:
+            ours, theirs = (np.random.Generator(kind(int(rng.integers(2**31)))) for _ in "ab")
+            theirs.bit_generator.state = ours.bit_generator.state
+            assert nb_pcg64.reads_in_place(ours) is False
+            expected = batched(agent, state, masks, theirs, np.arange(state.num_games))
+            np.testing.assert_array_equal(compiled_policy(agent).actions(state, masks, ours),
+                                          expected, err_msg=agent.label)  # fmt: skip
+            assert ours.random() == theirs.random(), agent.label
+        engine.step(state, sample_legal_actions(masks, rng))
+        done = state.phase == OVER
+        if done.any():
+            engine.reset_games(state, done, rng.integers(1, 2**62, int(done.sum()), np.uint64))

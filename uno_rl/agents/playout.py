@@ -188,6 +188,7 @@ def _compiled_play_out(
     cut_off: CutOff | None,
 ) -> np.ndarray:
     """:func:`play_out` by the compiled loop (:mod:`.compiled.nb_playout`): the same values."""
+    from uno_rl.core.compiled.nb_pcg64 import reads_in_place
     from uno_rl.core.compiled.nb_state import game_arrays
     from uno_rl.core.compiled.threads import thread_tables
     from uno_rl.core.state import STAT_NAMES
@@ -200,7 +201,7 @@ def _compiled_play_out(
     lanes.invalidate()  # the kernel steps the lanes: their cached masks go stale
     bad = play_out_lanes(
         game_arrays(lanes), thread_tables(lanes.rules), *policy.kernel_arguments(), rng,
-        np.ascontiguousarray(seat), OBJECTIVES.index(objective), int(max_decisions),
+        reads_in_place(rng), np.ascontiguousarray(seat), OBJECTIVES.index(objective), int(max_decisions),
         len(STAT_NAMES), values, running,
     )  # fmt: skip
     lanes.invalidate()

@@ -85,6 +85,7 @@ def play_compiled_jobs(
         ValueError: a game where an agent had no decision or chose an illegal action.
         RuntimeError: a deal where no first card could be turned (the engine's error).
     """
+    from uno_rl.core.compiled.nb_pcg64 import reads_in_place
     from uno_rl.core.compiled.nb_rules import rule_tables
     from uno_rl.core.compiled.nb_state import game_arrays
 
@@ -119,7 +120,7 @@ def play_compiled_jobs(
             arrays, rules, ints, floats, tables, policies[0].log_held, bluff_rows, bluff_bounds,
             answer_rows, answer_bounds, unit_policy, unit_of_position, remembers,
             memory["sizes"], memory["next_seat"], memory["left_color"], memory["possible"],
-            rng, job_seed, job_position, slot_job, position, active, cursor, STEPS_PER_CALL,
+            rng, reads_in_place(rng), job_seed, job_position, slot_job, position, active, cursor, STEPS_PER_CALL,
             results.winner, results.truncated, results.rounds, results.truncated_rounds,
             results.decisions, results.round_wins, results.net_points, results.penalty,
             results.scores, stats,

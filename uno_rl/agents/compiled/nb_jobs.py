@@ -33,7 +33,7 @@ NEXT_JOB, NO_DECISION, ILLEGAL, NO_FIRST_CARD = range(4)
 @batch
 def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bounds,
                    challenge_rows, challenge_bounds, unit_policy, unit_of_position, remembers,
-                   memory_sizes, memory_next, memory_left, memory_possible, rng, job_seed,
+                   memory_sizes, memory_next, memory_left, memory_possible, rng, in_place, job_seed,
                    job_position, slot_job, position, active, cursor, max_steps, winner,
                    truncated, rounds, truncated_rounds, decisions, round_wins, net_points,
                    penalty, scores, stats):  # fmt: skip
@@ -122,7 +122,7 @@ def play_job_steps(a, t, ints, floats, tables, log_held, bluff_rows, bluff_bound
                 challenge_rows[challenge_bounds[q] : challenge_bounds[q + 1]])  # fmt: skip
             bad = decide(a, t, unowned(ints[q]), unowned(floats[q]), unowned(tables[q]),
                          unowned(log_held), unowned(bluffs), unowned(answers), games, masks,
-                         caps, rng, out)  # fmt: skip
+                         caps, rng, in_place, out)  # fmt: skip
             if bad >= 0:
                 cursor[NO_DECISION] = group[bad]
                 return finished

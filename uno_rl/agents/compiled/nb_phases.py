@@ -15,6 +15,7 @@ import numpy as np
 from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
 from uno_rl.core.cards import WILD_DRAW_FOUR
 from uno_rl.core.compiled.nb_jit import kernel
+from uno_rl.core.compiled.nb_pcg64 import block_float32, hop_table, seek, start_block
 from uno_rl.core.compiled.nb_rules import code
 from uno_rl.core.compiled.nb_struct import borrow, unowned
 from uno_rl.core.layout import TARGETED_FOUR, TARGETED_TWO
@@ -169,7 +170,7 @@ def threats(a, t, ints, g, seat):
 
 @kernel
 def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
-                 games, seats, masks, caps, rng, out):  # fmt: skip
+                 games, seats, masks, caps, rng, in_place, out):  # fmt: skip
     """The phases that choose a card: play (the best card, a forced bluff, or draw), drawn
     (play the drawn card or keep it), respond (challenge, stack with the best allowed card, or
     accept) and multi (go on with the best card of the same number, or stop). ``caps``: the
@@ -180,7 +181,13 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     restrict = phase == DRAWN and not ints[PLAY_DRAWN]
     coins = coin_draws(t, floats, masks, restrict, rng) if bluffs else np.empty(0)
     uniform, favorite_noise = strategy_draws(ints, k, kinds, rng)
-    noise = rng.random((k, kinds), dtype=np.float32)
+    if in_place:  # the tie noise read where a card is playable (uno_rl.core.compiled.nb_pcg64)
+        block = start_block(rng, k * kinds)
+        hops = hop_table(block, kinds // 2 + 2)
+        noise = np.empty((1, kinds), np.float32)
+    else:
+        block, hops = np.empty(0, np.uint64), np.empty((0, 4), np.uint64)
+        noise = rng.random((k, kinds), dtype=np.float32)
     names = phase != MULTI or t.extended  # a classic multi-play names no color, draws nothing
     naming_noise, random = naming_draws(ints, k, rng) if names else (
         np.empty((0, 4)), np.empty(0, np.int64))  # fmt: skip
@@ -193,23 +200,25 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     decide_card_rows(a, t, unowned(ints), unowned(floats), unowned(tables), unowned(log_held),
                      unowned(bluff_rows), unowned(challenge_rows), phase, unowned(games),
                      unowned(seats), unowned(masks), unowned(caps), unowned(coins),
-                     unowned(uniform), unowned(favorite_noise), unowned(noise),
-                     unowned(naming_noise), unowned(random), unowned(playable), unowned(allowed),
+                     unowned(uniform), unowned(favorite_noise), unowned(noise), unowned(block),
+                     unowned(hops), unowned(naming_noise), unowned(random), unowned(playable), unowned(allowed),
                      unowned(counts), unowned(color_points), unowned(out))  # fmt: skip
     # Read after the call, the arrays live until it returns (numba frees each after its last
     # use, and an unowned view does not count as one).
-    return (coins.size + uniform.size + favorite_noise.size + noise.size + naming_noise.size
-            + random.size + playable.size + allowed.size + counts.size + color_points.size)  # fmt: skip
+    return (coins.size + uniform.size + favorite_noise.size + noise.size + block.size
+            + hops.size + naming_noise.size + random.size + playable.size + allowed.size
+            + counts.size + color_points.size)  # fmt: skip
 
 
 @kernel
 def decide_card_rows(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
-                     games, seats, masks, caps, coins, uniform, favorite_noise, noise,
-                     naming_noise, random, playable, allowed, counts, color_points, out):  # fmt: skip
+                     games, seats, masks, caps, coins, uniform, favorite_noise, noise, block,
+                     hops, naming_noise, random, playable, allowed, counts, color_points, out):  # fmt: skip
     """:func:`decide_cards` game by game, its generator draws made (``coins``, ``uniform``,
     ``favorite_noise``, ``noise``, ``naming_noise``, ``random``) and its work arrays given
-    (``playable``, ``allowed``, ``counts``, ``color_points``)."""
-    k = games.size
+    (``playable``, ``allowed``, ``counts``, ``color_points``). Where ``block`` is not empty,
+    ``noise`` is one row, filled game by game from the block (``hops``: its hop table)."""
+    k, kinds = games.size, t.num_kinds
     bluffs = phase == PLAY or phase == DRAWN
     restrict = phase == DRAWN and not ints[PLAY_DRAWN]
     strategy = ints[STRATEGY]
@@ -258,9 +267,16 @@ def decide_card_rows(a, t, ints, floats, tables, log_held, bluff_rows, challenge
         threat, threat_any = False, False
         if strategy == AGGRESSIVE:
             threat, threat_any = threats(a, t, ints, g, seat)
+        noise_row = i
+        if block.size:
+            noise_row = 0
+            seek(block, hops, i * kinds)
+            for kind in range(kinds):
+                if playable[kind]:
+                    noise[0, kind] = block_float32(block, hops, i * kinds + kind)
         kind, has = best_card(t, ints, tables, log_held, a.hands[g, seat], playable, favorite,
-                              uniform, noise, i, threat, threat_any, counts, color_points,
-                              swap_gain, shuffle_gain)  # fmt: skip
+                              uniform, noise, noise_row, i, threat, threat_any, counts,
+                              color_points, swap_gain, shuffle_gain)  # fmt: skip
         if forced:
             targeted = ints[FORCED_KIND]
             kind = targeted if playable[targeted] else WILD_DRAW_FOUR
@@ -366,7 +382,7 @@ def random_actions(ints, masks, rng, out):
 
 @kernel
 def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, games, masks,
-           caps, rng, out):  # fmt: skip
+           caps, rng, in_place, out):  # fmt: skip
     """Into ``out`` ((k,) int64): the agent's actions in games ``games`` ((k,) int64) with legal
     ``masks`` ((k, A) bool) and ``bayes`` memory bounds ``caps`` ((k,) int64, or empty: no
     memory). Returns -1, or the first row whose phase has no decision (for a random agent: no
@@ -396,7 +412,7 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
             seats[i] = a.actor[group[i]]
         if phase == PLAY or phase == DRAWN or phase == RESPOND or phase == MULTI:
             decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
-                         group, seats, group_masks, group_caps, rng, actions)  # fmt: skip
+                         group, seats, group_masks, group_caps, rng, in_place, actions)  # fmt: skip
         elif phase == TARGET_PHASE:
             decide_target(a, t, group, seats, group_masks, rng, actions)
         elif phase == COLOR:
@@ -412,9 +428,9 @@ def decide(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, gam
 
 @kernel
 def heuristic_actions_kernel(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows,
-                             games, masks, caps, rng, out):  # fmt: skip
+                             games, masks, caps, rng, in_place, out):  # fmt: skip
     """:func:`decide` with the state and rules borrowed (no reference counting)."""
     a, t = borrow(a), borrow(t)  # and the arrays unowned: no reference counts below
     return decide(a, t, unowned(ints), unowned(floats), unowned(tables), unowned(log_held),
                   unowned(bluff_rows), unowned(challenge_rows), unowned(games), unowned(masks),
-                  unowned(caps), rng, unowned(out))  # fmt: skip
+                  unowned(caps), rng, in_place, unowned(out))  # fmt: skip

@@ -23,7 +23,7 @@ POINTS_OBJECTIVE, WIN_OBJECTIVE, MATCH_OBJECTIVE = range(3)
 
 @batch
 def play_out_lanes(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, rng,
-                   seat, objective, max_decisions, num_stats, values, running):  # fmt: skip
+                   in_place, seat, objective, max_decisions, num_stats, values, running):  # fmt: skip
     """Play every lane of the state ``a`` to its end (or ``max_decisions`` steps, 0: no limit).
 
     Args:
@@ -60,7 +60,7 @@ def play_out_lanes(a, t, ints, floats, tables, log_held, bluff_rows, challenge_r
             break
         legal_masks(a, t, live, masks[:k])
         bad = decide(a, t, policy[0], policy[1], policy[2], policy[3], policy[4], policy[5],
-                     unowned(live), unowned(masks[:k]), no_caps, rng,
+                     unowned(live), unowned(masks[:k]), no_caps, rng, in_place,
                      unowned(actions[:k]))  # fmt: skip
         if bad >= 0:
             return live[bad]

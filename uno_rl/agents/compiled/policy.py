@@ -148,6 +148,7 @@ class CompiledPolicy:
         all N) of ``state`` with legal ``masks`` ((k, A) bool), as the batched agent's
         ``act_on_state`` returns them; ``caps`` ((k,) ints): a ``bayes`` memory's bounds
         (:func:`uno_rl.agents.challenge.memory_caps`; None: no memory)."""
+        from uno_rl.core.compiled.nb_pcg64 import reads_in_place
         from uno_rl.core.compiled.nb_rules import rule_tables
         from uno_rl.core.compiled.nb_state import game_arrays
 
@@ -163,7 +164,7 @@ class CompiledPolicy:
         bad = nb_phases.heuristic_actions_kernel(
             game_arrays(state), rule_tables(state.rules), *self.kernel_arguments(), games,
             masks, _NO_CAPS if caps is None else np.ascontiguousarray(caps, dtype=np.int64), rng,
-            out,
+            reads_in_place(rng), out,
         )  # fmt: skip
         if bad >= 0:
             if self.ints[S.STRATEGY] <= S.RANDOM_PLAYABLE:

@@ -1,5 +1,5 @@
-"""Blocks of float32 uniforms read in place from NumPy's PCG64 (:mod:`uno_rl.core.compiled.
-nb_pcg64`): every value NumPy's ``random((k, K), float32)`` draws, whatever the generator's
+"""Blocks of uniforms read in place from NumPy's PCG64 (:mod:`uno_rl.core.compiled.nb_pcg64`):
+every value NumPy's ``random((k, K), float32)`` (or float64) draws, whatever the generator's
 buffered half-word, and the generator left exactly where NumPy's draw leaves it."""
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ import pytest
 from uno_rl.core.compiled import nb_pcg64
 from uno_rl.core.compiled.nb_pcg64 import (
     block_float32,
+    block_float64,
     hop_table,
     reads_in_place,
     seek,
+    seek64,
     start_block,
+    start_block64,
 )
 
 
@@ -28,6 +31,33 @@ def _sparse_reads(rng, k, kinds, wanted, out):
         for kind in range(kinds):
             if wanted[i, kind]:
                 out[i, kind] = block_float32(block, table, i * kinds + kind)
+
+
+@numba.njit
+def _sparse_reads64(rng, k, kinds, wanted, out):
+    """:func:`_sparse_reads` of a float64 block."""
+    block = start_block64(rng, k * kinds)
+    table = hop_table(block, kinds + 1)
+    for i in range(k):
+        seek64(block, table, i * kinds)
+        for kind in range(kinds):
+            if wanted[i, kind]:
+                out[i, kind] = block_float64(block, table, i * kinds + kind)
+
+
+@pytest.mark.parametrize("trial", range(20))
+def test_float64_reads_give_numpys_values_and_keep_its_half_word(trial):
+    shapes = np.random.default_rng(trial)
+    k, kinds = int(shapes.integers(0, 300)), int(shapes.integers(1, 120))
+    before = int(shapes.integers(0, 4))
+    ours, theirs = np.random.default_rng(trial + 200), np.random.default_rng(trial + 200)
+    ours.random(before, np.float32), theirs.random(before, np.float32)
+    wanted = shapes.random((k, kinds)) < 0.2
+    got = np.full((k, kinds), -1.0)
+    _sparse_reads64(ours, k, kinds, wanted, got)
+    np.testing.assert_array_equal(got[wanted], theirs.random((k, kinds))[wanted])
+    assert ours.bit_generator.state == theirs.bit_generator.state
+    np.testing.assert_array_equal(ours.random(5, np.float32), theirs.random(5, np.float32))
 
 
 @pytest.mark.parametrize("trial", range(40))

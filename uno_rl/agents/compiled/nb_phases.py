@@ -15,7 +15,15 @@ import numpy as np
 from uno_rl.core.actions import ACCEPT, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, TARGET
 from uno_rl.core.cards import WILD_DRAW_FOUR
 from uno_rl.core.compiled.nb_jit import kernel
-from uno_rl.core.compiled.nb_pcg64 import block_float32, hop_table, seek, start_block
+from uno_rl.core.compiled.nb_pcg64 import (
+    block_float32,
+    block_float64,
+    hop_table,
+    seek,
+    seek64,
+    start_block,
+    start_block64,
+)
 from uno_rl.core.compiled.nb_rules import code
 from uno_rl.core.compiled.nb_struct import borrow, unowned
 from uno_rl.core.layout import TARGETED_FOUR, TARGETED_TWO
@@ -37,6 +45,7 @@ from .codes import (
     PLAY_DRAWN,
     RANDOM,
     RANDOM_PLAYABLE,
+    RULE,
     STACK,
     STRATEGY,
 )
@@ -180,8 +189,16 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     bluffs = phase == PLAY or phase == DRAWN
     restrict = phase == DRAWN and not ints[PLAY_DRAWN]
     coins = coin_draws(t, floats, masks, restrict, rng) if bluffs else np.empty(0)
-    uniform, favorite_noise = strategy_draws(ints, k, kinds, rng)
-    if in_place:  # the tie noise read where a card is playable (uno_rl.core.compiled.nb_pcg64)
+    # In place (uno_rl.core.compiled.nb_pcg64): the rule agent's uniforms and the tie noise
+    # are read where a card is playable, into one row for each game in turn.
+    if in_place and ints[STRATEGY] == RULE:
+        wide = start_block64(rng, k * kinds)
+        wide_hops = hop_table(wide, kinds + 1)
+        uniform, favorite_noise = np.empty((1, kinds)), np.empty((0, 4))
+    else:
+        wide, wide_hops = np.empty(0, np.uint64), np.empty((0, 4), np.uint64)
+        uniform, favorite_noise = strategy_draws(ints, k, kinds, rng)
+    if in_place:
         block = start_block(rng, k * kinds)
         hops = hop_table(block, kinds // 2 + 2)
         noise = np.empty((1, kinds), np.float32)
@@ -200,24 +217,27 @@ def decide_cards(a, t, ints, floats, tables, log_held, bluff_rows, challenge_row
     decide_card_rows(a, t, unowned(ints), unowned(floats), unowned(tables), unowned(log_held),
                      unowned(bluff_rows), unowned(challenge_rows), phase, unowned(games),
                      unowned(seats), unowned(masks), unowned(caps), unowned(coins),
-                     unowned(uniform), unowned(favorite_noise), unowned(noise), unowned(block),
-                     unowned(hops), unowned(naming_noise), unowned(random), unowned(playable), unowned(allowed),
-                     unowned(counts), unowned(color_points), unowned(out))  # fmt: skip
+                     unowned(uniform), unowned(wide), unowned(wide_hops), unowned(favorite_noise),
+                     unowned(noise), unowned(block), unowned(hops), unowned(naming_noise),
+                     unowned(random), unowned(playable), unowned(allowed), unowned(counts),
+                     unowned(color_points), unowned(out))  # fmt: skip
     # Read after the call, the arrays live until it returns (numba frees each after its last
     # use, and an unowned view does not count as one).
-    return (coins.size + uniform.size + favorite_noise.size + noise.size + block.size
-            + hops.size + naming_noise.size + random.size + playable.size + allowed.size
-            + counts.size + color_points.size)  # fmt: skip
+    return (coins.size + uniform.size + wide.size + wide_hops.size + favorite_noise.size
+            + noise.size + block.size + hops.size + naming_noise.size + random.size
+            + playable.size + allowed.size + counts.size + color_points.size)  # fmt: skip
 
 
 @kernel
 def decide_card_rows(a, t, ints, floats, tables, log_held, bluff_rows, challenge_rows, phase,
-                     games, seats, masks, caps, coins, uniform, favorite_noise, noise, block,
-                     hops, naming_noise, random, playable, allowed, counts, color_points, out):  # fmt: skip
+                     games, seats, masks, caps, coins, uniform, wide, wide_hops,
+                     favorite_noise, noise, block, hops, naming_noise, random, playable, allowed,
+                     counts, color_points, out):  # fmt: skip
     """:func:`decide_cards` game by game, its generator draws made (``coins``, ``uniform``,
     ``favorite_noise``, ``noise``, ``naming_noise``, ``random``) and its work arrays given
-    (``playable``, ``allowed``, ``counts``, ``color_points``). Where ``block`` is not empty,
-    ``noise`` is one row, filled game by game from the block (``hops``: its hop table)."""
+    (``playable``, ``allowed``, ``counts``, ``color_points``). Where ``block`` (``wide``) is
+    not empty, ``noise`` (``uniform``) is one row, filled game by game from that block of the
+    generator (``hops``, ``wide_hops``: their hop tables)."""
     k, kinds = games.size, t.num_kinds
     bluffs = phase == PLAY or phase == DRAWN
     restrict = phase == DRAWN and not ints[PLAY_DRAWN]
@@ -267,16 +287,21 @@ def decide_card_rows(a, t, ints, floats, tables, log_held, bluff_rows, challenge
         threat, threat_any = False, False
         if strategy == AGGRESSIVE:
             threat, threat_any = threats(a, t, ints, g, seat)
-        noise_row = i
+        row = i
         if block.size:
-            noise_row = 0
+            row = 0
             seek(block, hops, i * kinds)
             for kind in range(kinds):
                 if playable[kind]:
                     noise[0, kind] = block_float32(block, hops, i * kinds + kind)
+        if wide.size:
+            seek64(wide, wide_hops, i * kinds)
+            for kind in range(kinds):
+                if playable[kind]:
+                    uniform[0, kind] = block_float64(wide, wide_hops, i * kinds + kind)
         kind, has = best_card(t, ints, tables, log_held, a.hands[g, seat], playable, favorite,
-                              uniform, noise, noise_row, i, threat, threat_any, counts,
-                              color_points, swap_gain, shuffle_gain)  # fmt: skip
+                              uniform, noise, row, threat, threat_any, counts, color_points,
+                              swap_gain, shuffle_gain)  # fmt: skip
         if forced:
             targeted = ints[FORCED_KIND]
             kind = targeted if playable[targeted] else WILD_DRAW_FOUR

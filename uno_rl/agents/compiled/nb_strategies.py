@@ -145,11 +145,11 @@ def kind_score(t, ints, tables, log_held, held, kind, favorite, uniform, i, thre
 
 
 @inlined
-def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, noise, noise_row, i,
-              threat, threat_any, counts, color_points, swap_gain, shuffle_gain):  # fmt: skip
-    """(kind, has): the best-ranked kind of ``playable`` ((K,) bool) of game row ``i`` with the
-    tie noise of row ``noise_row`` of ``noise`` ((k, K) float32, or the one row read for this
-    game), and whether any is playable (``_choose_card``);
+def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, noise, i, threat,
+              threat_any, counts, color_points, swap_gain, shuffle_gain):  # fmt: skip
+    """(kind, has): the best-ranked kind of ``playable`` ((K,) bool) with the tie noise of row
+    ``i`` of ``noise`` ((k, K) float32; or row 0 of one row read for this game, ``uniform``
+    too), and whether any is playable (``_choose_card``);
     ``hand`` (K,) the seat's cards; a Swap / Shuffle Hands that gains cards (``swap_gain``,
     ``shuffle_gain`` > 0) goes first."""
     best, choice, has = -np.inf, 0, False
@@ -165,7 +165,7 @@ def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, nois
         for kind in range(playable.size):
             if playable[kind]:
                 has = True
-                value = scores[kind] + np.float64(noise[noise_row, kind] * _TIE_NOISE_32)
+                value = scores[kind] + np.float64(noise[i, kind] * _TIE_NOISE_32)
                 if value > best:
                     best, choice = value, kind
         return choice, has
@@ -174,7 +174,7 @@ def best_card(t, ints, tables, log_held, hand, playable, favorite, uniform, nois
             has = True
             value = kind_score(t, ints, tables, log_held, np.int64(hand[kind]), kind, favorite,
                                uniform, i, threat, threat_any, counts, color_points)  # fmt: skip
-            value += np.float64(noise[noise_row, kind] * _TIE_NOISE_32)
+            value += np.float64(noise[i, kind] * _TIE_NOISE_32)
             if tables[IS_SWAP, kind] > 0 and swap_gain > 0:
                 value += GAIN_BONUS + swap_gain
             if tables[IS_SHUFFLE, kind] > 0 and shuffle_gain > 0:

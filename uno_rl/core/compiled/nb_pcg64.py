@@ -1,6 +1,6 @@
-"""A block of NumPy float32 uniforms read where needed: the values
-``rng.random((k, K), dtype=np.float32)`` would draw, computed only at the positions a caller
-reads, the generator left exactly where that draw leaves it.
+"""A block of NumPy uniforms read where needed: the values ``rng.random((k, K), np.float32)``
+(or float64) would draw, computed only at the positions a caller reads, the generator left
+exactly where that draw leaves it.
 
 The heuristics draw a float32 per card kind and decision to break ties (:mod:`uno_rl.agents.
 colors`) and read it only for the kinds they can play, a few of some fifty: drawing the whole
@@ -208,16 +208,65 @@ def block_float32(block, table, position):
     return np.float32(word >> np.uint64(8)) * _TO_UNIT
 
 
+_TO_UNIT_64 = 1.0 / 9007199254740992.0
+
+
 @kernel
-def _read_block(rng, k, kinds, out):
-    """Every value of a (k, kinds) block, row by row, as the heuristics read theirs: the
-    self-check of :func:`reads_in_place`."""
+def start_block64(rng, count):
+    """Take ``count`` float64 uniforms from ``rng`` as ``rng.random(count)`` would (one 64-bit
+    output each; NumPy's buffered half-word is left alone), without computing them: the
+    block (:func:`start_block`'s fields, the half-word ones unused) gives any of them
+    (:func:`block_float64`)."""
+    address = _state_address(rng)
+    pcg = numba.uint64(_load64(address))
+    block = np.zeros(9, np.uint64)
+    block[S0_LOW], block[S0_HIGH] = _load64(pcg), _load64(pcg + 8)
+    block[INC_LOW], block[INC_HIGH] = _load64(pcg + 16), _load64(pcg + 24)
+    block[CUR_LOW], block[CUR_HIGH] = block[S0_LOW], block[S0_HIGH]
+    low, high = jump(block[S0_LOW], block[S0_HIGH], block[INC_LOW], block[INC_HIGH], count)
+    _store64(pcg, low)
+    _store64(pcg + 8, high)
+    return block
+
+
+@kernel
+def seek64(block, table, position):
+    """:func:`seek` for a float64 block: the cursor to the state before value ``position``."""
+    step = np.int64(block[CUR_STEP])
+    hops = table.shape[0] - 1
+    low, high = block[CUR_LOW], block[CUR_HIGH]
+    while step < position:
+        d = min(position - step, hops)
+        low, high = _hop(table, low, high, d)
+        step += d
+    block[CUR_LOW], block[CUR_HIGH], block[CUR_STEP] = low, high, np.uint64(step)
+
+
+@kernel
+def block_float64(block, table, position):
+    """The float64 uniform at ``position`` (int64) of a float64 block, at most the table's hops
+    (less one) past the cursor (:func:`seek64`)."""
+    low, high = _hop(table, block[CUR_LOW], block[CUR_HIGH],
+                     position + 1 - np.int64(block[CUR_STEP]))  # fmt: skip
+    return np.float64(_output(low, high) >> np.uint64(11)) * _TO_UNIT_64
+
+
+@kernel
+def _read_block(rng, k, kinds, out, out64):
+    """Every value of a (k, kinds) float32 block, then of a float64 one, row by row, as the
+    heuristics read theirs: the self-check of :func:`reads_in_place`."""
     block = start_block(rng, k * kinds)
     table = hop_table(block, kinds // 2 + 2)
     for i in range(k):
         seek(block, table, i * kinds)
         for kind in range(kinds):
             out[i, kind] = block_float32(block, table, i * kinds + kind)
+    block = start_block64(rng, k * kinds)
+    table = hop_table(block, kinds + 1)
+    for i in range(k):
+        seek64(block, table, i * kinds)
+        for kind in range(kinds):
+            out64[i, kind] = block_float64(block, table, i * kinds + kind)
 
 
 _checked: list[bool] = []
@@ -240,9 +289,11 @@ def _self_check() -> bool:
             ours, theirs = np.random.default_rng(20261207), np.random.default_rng(20261207)
             if buffered:
                 ours.random(1, np.float32), theirs.random(1, np.float32)
-            values = np.empty((k, kinds), np.float32)
-            _read_block(ours, k, kinds, values)
+            values, doubles = np.empty((k, kinds), np.float32), np.empty((k, kinds))
+            _read_block(ours, k, kinds, values, doubles)
             if not np.array_equal(values, theirs.random((k, kinds), np.float32)):
+                return False
+            if not np.array_equal(doubles, theirs.random((k, kinds))):
                 return False
             if ours.bit_generator.state != theirs.bit_generator.state:
                 return False

@@ -178,11 +178,9 @@ def _hop(table, low, high, steps):
 
 
 @kernel
-def seek(block, table, position):
-    """Move the block's cursor to the output before uint32 ``position`` of the block (int64:
-    the positions at or after it are then read in one hop each, while within the table's
-    hops). Positions come in order: the cursor never moves back."""
-    target = max(position - np.int64(block[HAS]), 0) // 2
+def _advance(block, table, target):
+    """Move the block's cursor forward to ``target`` steps from the block's first state, in
+    hops of the table's size at most."""
     step = np.int64(block[CUR_STEP])
     hops = table.shape[0] - 1
     low, high = block[CUR_LOW], block[CUR_HIGH]
@@ -191,6 +189,14 @@ def seek(block, table, position):
         low, high = _hop(table, low, high, d)
         step += d
     block[CUR_LOW], block[CUR_HIGH], block[CUR_STEP] = low, high, np.uint64(step)
+
+
+@kernel
+def seek(block, table, position):
+    """Move the block's cursor to the output before uint32 ``position`` of the block (int64:
+    the positions at or after it are then read in one hop each, while within the table's
+    hops). Positions come in order: the cursor never moves back."""
+    _advance(block, table, max(position - np.int64(block[HAS]), 0) // 2)
 
 
 @kernel
@@ -232,14 +238,7 @@ def start_block64(rng, count):
 @kernel
 def seek64(block, table, position):
     """:func:`seek` for a float64 block: the cursor to the state before value ``position``."""
-    step = np.int64(block[CUR_STEP])
-    hops = table.shape[0] - 1
-    low, high = block[CUR_LOW], block[CUR_HIGH]
-    while step < position:
-        d = min(position - step, hops)
-        low, high = _hop(table, low, high, d)
-        step += d
-    block[CUR_LOW], block[CUR_HIGH], block[CUR_STEP] = low, high, np.uint64(step)
+    _advance(block, table, position)
 
 
 @kernel

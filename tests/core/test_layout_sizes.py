@@ -32,8 +32,7 @@ ALLOWED = {
     "independent check tests/core/test_decks.py holds the layout's tables to",
     "core/__init__.py": "exports the classic sizes (public names), documented as such",
     "core/observe.py": "re-exports the classic OBS_SIZE (public name)",
-    "core/scalar.py": "classic-only fast path of the one-game env (measured, see there)",
-    "envs/game.py": "classic-only fast observation of the one-game env (measured, see there)",
+    "core/scalar.py": "classic-only fast path of the OpenSpiel games (measured, see there)",
     "envs/state_vector.py": "defines and exports the classic STATE_SIZE (public name)",
 }
 

@@ -121,11 +121,11 @@ def hide(hands, pile, size: int, learner: int, rng: np.random.Generator) -> list
 
 
 def hide_single(single: SingleGame, learner: int, rng: np.random.Generator) -> list[str]:
-    game = single.game
+    game = single.game  # a copy: assigned back below
     done = hide(game.hands, game.pile, len(game.pile), learner, rng)
     game.key ^= OTHER_KEY
+    single.game = game
     single.deal_seed ^= OTHER_KEY
-    single.invalidate()
     return [*done, "the deal seed and key"]
 
 

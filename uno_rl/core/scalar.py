@@ -1,5 +1,7 @@
-"""A fast one-game implementation for the single-game environments.
+"""The reference game with fast queries, for the OpenSpiel games.
 
+The OpenSpiel games (:mod:`uno_rl.envs.openspiel_round`, :mod:`uno_rl.envs.openspiel_chance`)
+step the readable rules themselves, their random events exposed as chance nodes.
 :class:`ScalarGame` is the reference game (:class:`~uno_rl.core.reference.ReferenceGame`,
 whose rules it inherits unchanged) with its three hot queries rewritten for speed: the
 legal actions of the play phase come from lookup tables instead of a scan over the K kinds,

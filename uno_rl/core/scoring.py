@@ -55,6 +55,19 @@ class StepResult:
     bluffs_caught: np.ndarray
 
 
+def result_rows(players: int, games: int = 1) -> tuple[np.ndarray, ...]:
+    """Zeroed arrays of a step's result for ``games`` games of ``players`` seats, as the
+    compiled kernel writes them: ``rewards`` (k, P) float32, ``flags`` (3, k) bool (round
+    over, truncated, match over), ``winner`` (k,) int8, ``ints`` (2, k) int32 (points,
+    decisions), ``net_points`` (k, P) int32 and ``stats`` (6, k, P) int32."""
+    k, p = games, players
+    return (
+        np.zeros((k, p), np.float32), np.zeros((3, k), bool), np.zeros(k, np.int8),
+        np.zeros((2, k), np.int32), np.zeros((k, p), np.int32),
+        np.zeros((len(STAT_NAMES), k, p), np.int32),
+    )  # fmt: skip
+
+
 def close_step(s: State, games: np.ndarray | None = None) -> StepResult:
     """Count the decision, truncate, score finished rounds and deal a match's next round.
 

@@ -12,6 +12,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from uno_rl.core.convert import to_reference
 from uno_rl.core.engine import match_winner
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.render.frames import render_frame
@@ -177,13 +178,8 @@ class raw_env(AECEnv):
         seat = self._seats.get(agent)
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        game = self._game
-        fast = game._require_game()  # the FastGame: observe() without re-checking the seat
-        if seat == fast.actor:
-            mask = game.legal_mask().copy()
-        else:
-            mask = np.zeros(self.layout.num_actions, np.int8)
-        return {"observation": fast.observe(seat), "action_mask": mask}
+        observation, mask = self._game.view(seat)
+        return {"observation": observation, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """PRIVILEGED: the full game as a ``(900,) float32`` vector in :attr:`state_space`
@@ -195,7 +191,7 @@ class raw_env(AECEnv):
         layout (each piece's offset, shape, meaning) is :mod:`uno_rl.envs.state_vector`.
         A fresh array each call.
         """
-        return game_state(self._game._require_game())
+        return game_state(to_reference(self._game.live_state, 0))
 
     # -------------------------------------------------------------------- step
     def step(self, action) -> None:
@@ -209,15 +205,25 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._after(agent, self._game.step(action).round_over)
+
+    def _step_legal(self, action: int) -> None:
+        """:meth:`step` for a live agent's ``int`` action already checked to be legal (the
+        wrapper's own check): nothing is checked again."""
+        self._after(self.agent_selection, self._game.play_legal(action))
+
+    def _after(self, agent: str, round_over: bool) -> None:
+        """The bookkeeping of a step by ``agent``; ``round_over``: it ended a round (its
+        outcome is then the game's :meth:`~uno_rl.envs.game.SingleGame.outcome`)."""
         game = self._game
-        result = game.step(action)
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         if self._rewards_pending:
             for name in rewards:
                 rewards[name] = 0.0
             self._rewards_pending = False
-        if result.round_over:
+        if round_over:
+            result = game.outcome()
             for name, value in zip(self.possible_agents, result.rewards):
                 rewards[name] = value
             self._rewards_pending = True
@@ -225,7 +231,7 @@ class raw_env(AECEnv):
             if game.over:
                 self._end_episode(result)
                 return
-        self.agent_selection = self.possible_agents[game.game.actor]
+        self.agent_selection = self.possible_agents[game.actor]
         if self.render_mode == "human":
             self.render()
 

@@ -1,25 +1,27 @@
 """One game for the single-game envs: the thin facade shared by the AEC and Gymnasium envs.
 
-:class:`SingleGame` holds one :class:`FastGame`, a :class:`~uno_rl.core.scalar.ScalarGame`
-(the reference rules with fast queries: at one game plain Python beats the batched engine's
-per-call NumPy overhead, about 10 µs a decision against 100) with a faster step and
-observation, and exposes who acts
-(:attr:`SingleGame.actor`), the legal mask as an ``(A,) int8`` vector, one seat's
-``(obs_size,) float32`` observation, and ``step(action)`` for one integer action, where
-``A = rules.layout.num_actions`` and ``obs_size = rules.layout.obs_size`` follow the deck
-(77 and 583 for a deck of classic cards, 122 and 877 for a deck with any card of rules
-specification §11: :mod:`uno_rl.core.layout`). The fast paths below serve the classic layout; a
-game of the extended layout runs the reference's own step and observation. The
-scalar and fast games are held to the reference and the reference to the batched engine
-decision by decision (``tests/core/test_scalar.py``, ``tests/envs/test_fast_path.py``,
-``tests/core/test_differential.py``), so all of them play the same rules. The native vector env talks to the batched core directly.
+:class:`SingleGame` plays one game on the batched engine's :class:`~uno_rl.core.state.State`
+(one game, N = 1) and exposes who acts (:attr:`SingleGame.actor`), the legal mask as an
+``(A,) int8`` vector, one seat's ``(obs_size,) float32`` observation, and ``step(action)``
+for one integer action, where ``A = rules.layout.num_actions`` and ``obs_size =
+rules.layout.obs_size`` follow the deck (77 and 583 for a deck of classic cards, 122 and 877
+for a deck with any card of rules specification §11: :mod:`uno_rl.core.layout`). The rules
+are the engine's, so the single-game envs play exactly what the batched engine, the vector
+env and the evaluator play.
+
+Under the compiled engine (:mod:`uno_rl.core.backend`) a decision is one compiled call
+(:func:`uno_rl.core.compiled.nb_session.session_step`): the action, the close of the step,
+and the next actor's mask and observation together, since a PettingZoo or Gymnasium loop
+reads them next. Under the NumPy engine each query is the batched API's at N = 1.
+``tests/envs/test_fast_path.py`` holds both to the reference game
+(:class:`~uno_rl.core.reference.ReferenceGame`) decision by decision.
 
 Episodes:
 
 * Without ``rules.match`` an episode is one round: once it is won (or truncated at
   ``max_turns``) :attr:`SingleGame.over` is true until the next :meth:`SingleGame.reset`.
 * With ``rules.match`` an episode is a whole match: the engine deals each next round itself
-  (a round's rewards still arrive in the :class:`~uno_rl.core.engine.StepResult` of the
+  (a round's rewards still arrive in the :class:`~uno_rl.core.reference.StepOutcome` of the
   step that ended it) and :attr:`SingleGame.over` becomes true once the match is decided.
 
 Randomness: :meth:`SingleGame.reset` draws the round's deal seed from an explicit
@@ -31,214 +33,30 @@ Bad input: :func:`check_action` rejects anything but one integer in ``[0, A)`` w
 :meth:`SingleGame.step` rejects an illegal action with a ``ValueError`` naming it, its
 meaning (``layout.action_name``) and the legal actions; the game is left untouched.
 
-This is the hot path of the AEC env: the legal actions are computed once per decision and
-cached (:class:`FastGame`, which the step's own legality check reuses), the observation is
-written as bytes and converted once (:meth:`FastGame.observe`, about 2.5 µs against 7 for
-:meth:`ScalarGame.observe`), and arrays handed out (mask, observation) are fresh or
-read-only, never a buffer that a later step overwrites. ``tests/envs/test_fast_path.py``
-holds both to the reference game at every decision.
+Arrays handed out (mask, observation) are fresh or read-only, never a buffer that a later
+step overwrites.
 """
 
 from __future__ import annotations
 
-import functools
+from threading import get_ident
+from types import SimpleNamespace
 
 import numpy as np
 
-from uno_rl.core.actions import ACTION_CARD, ACTION_COLOR, DRAW
-from uno_rl.core.cards import NUM_KINDS, WILD_DRAW_FOUR
-from uno_rl.core.convert import to_state
+from uno_rl.core import engine
+from uno_rl.core.backend import compiled_engine
+from uno_rl.core.convert import to_reference, to_state
 from uno_rl.core.layout import CLASSIC
-from uno_rl.core.observe_layout import OBS_SIZE, SLICES
-from uno_rl.core.phases import DRAWN, OVER, PHASE_NAMES
+from uno_rl.core.observe import observe as observe_games
+from uno_rl.core.phases import OVER, PHASE_NAMES
 from uno_rl.core.reference import ReferenceGame, StepOutcome
 from uno_rl.core.rng import new_seeds
 from uno_rl.core.rules import Rules
-from uno_rl.core.scalar import ScalarGame
-from uno_rl.core.state import State
+from uno_rl.core.scoring import result_rows
+from uno_rl.core.state import STAT_NAMES, State
 
-__all__ = ["OBS_SIZE", "FastGame", "SingleGame", "check_action", "legal_text", "no_actions"]
-
-
-@functools.cache
-def no_actions(num_actions: int) -> np.ndarray:
-    """(A,) int8 all-zero read-only mask, one per action count: the mask of anyone who is
-    not to act."""
-    mask = np.zeros(num_actions, dtype=np.int8)
-    mask.flags.writeable = False
-    return mask
-
-
-# FastGame's observation is a classic-only fast path (the extended layout takes the
-# reference's), sized by the classic layout's module constants: measured on mid-round games
-# of 4 players under the official rules (median of 7 runs), 2.4x faster than the reference's
-# general observation.
-_NO_BYTES = bytes(OBS_SIZE)
-
-# Start offsets of the observation pieces (see uno_rl.core.observe_layout).
-_HAND = SLICES["hand"].start
-_TOP = SLICES["top_card"].start
-_COLOR = SLICES["color"].start
-_DIRECTION = SLICES["direction"].start
-_PHASE = SLICES["phase"].start
-_ACTOR = SLICES["actor"].start
-_PENDING = SLICES["pending_draw"].start
-_SIZES = SLICES["hand_sizes"].start
-_PLAYERS = SLICES["players"].start
-_DISCARD = SLICES["discard"].start
-_PILE = SLICES["draw_pile_size"].start
-_DRAWN = SLICES["drawn_card"].start
-_PREV_COLOR = SLICES["previous_color"].start
-_DRAW4_PLAYER = SLICES["draw4_player"].start
-_REVEALED = SLICES["revealed_hand"].start
-_REVEALED_SEAT = SLICES["revealed_seat"].start
-_SCORES = SLICES["scores"].start
-_VOID_COLOR = SLICES["void_color"].start
-_VOID_SYMBOL = SLICES["void_symbol"].start
-_PLAYED = SLICES["played_colors"].start
-_NAMED = SLICES["named_color"].start
-#: Classic symbols are their own ``void_symbol`` slots (0 .. 12, every colored symbol).
-_SYMBOLS = (SLICES["void_symbol"].stop - _VOID_SYMBOL) // 9
-_PROGRESS = SLICES["progress"].start
-
-# The action tables as Python lists: indexing a list beats indexing a NumPy array.
-_ACTION_CARD: list[int] = ACTION_CARD.tolist()
-_ACTION_COLOR: list[int] = ACTION_COLOR.tolist()
-
-
-class FastGame(ScalarGame):
-    """A :class:`ScalarGame` with a faster step and observation, for the single-game envs.
-
-    :meth:`legal_actions` caches its list until the next :meth:`step`, so the legality check
-    inside ``step`` reuses the list the env's mask was built from. Do not mutate the list;
-    after editing the game by hand call :meth:`invalidate`. :meth:`step` takes the play and
-    draw branches itself; :meth:`observe` writes bytes and converts them once.
-    """
-
-    _legal: list[int] | None = None
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._new_workspace()
-
-    def _new_workspace(self) -> None:
-        # Workspace of observe(): (OBS_SIZE,) bytes and a uint8 view of them.
-        self._obs_bytes = bytearray(OBS_SIZE)
-        self._obs_view = np.frombuffer(self._obs_bytes, np.uint8)
-
-    # A copy (copy.deepcopy, pickle) gets a workspace of its own: a copied view would no
-    # longer look at the copied bytes.
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["_obs_bytes"], state["_obs_view"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._new_workspace()
-
-    def legal_actions(self) -> list[int]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = super().legal_actions()
-        return legal
-
-    def invalidate(self) -> None:
-        """Forget the cached legal actions (after editing the game by hand)."""
-        self._legal = None
-
-    def step(self, action: int) -> StepOutcome:
-        """:meth:`ReferenceGame.step`, with its two hot branches (play a card, draw) taken
-        here without its per-call type checks and NumPy table lookups; everything else
-        (other actions, a non-``int`` action, an illegal one, a finished game) goes to the
-        reference's own ``step``, checks and errors included."""
-        if type(action) is int and self.phase != OVER and action in self.legal_actions():
-            return self.step_legal(action)
-        outcome = super().step(action)  # an illegal action raises before any change
-        self._legal = None
-        return outcome
-
-    def step_legal(self, action: int) -> StepOutcome:
-        """:meth:`step` for an ``int`` action already checked to be in
-        :meth:`legal_actions` (the env's own check); nothing is checked again here."""
-        if self.layout.extended:  # the reference's own step
-            outcome = super().step(action)
-            self._legal = None
-            return outcome
-        if action < DRAW:  # 0 ... 59: play a card (a wild naming its color)
-            self._play(self.actor, _ACTION_CARD[action], _ACTION_COLOR[action], self.phase)
-        elif action == DRAW:
-            self._draw_action(self.actor)
-        else:  # the reference's own step for every other action
-            outcome = super().step(action)
-            self._legal = None
-            return outcome
-        self._legal = None
-        return self._close_step()
-
-    def observe(self, seat: int) -> np.ndarray:
-        """(obs_size,) float32: seat ``seat``'s observation, equal to the reference's.
-
-        A fresh array each call. Every value but the direction, the pending draws, the
-        scores and the progress is a small non-negative integer (counts of at most 108
-        cards, one-hots), so they are written into this game's byte workspace and converted
-        to float32 in one call; the rest is set afterwards. ``seat`` is not checked here.
-        """
-        if self.layout.extended:
-            return ReferenceGame.observe(self, seat)
-        p = self.num_players
-        hands = self.hands
-        buf = self._obs_bytes
-        buf[:] = _NO_BYTES
-        buf[_HAND : _HAND + NUM_KINDS] = hands[seat]
-        buf[_DISCARD : _DISCARD + NUM_KINDS] = self.discard
-        top, phase, color = self.top, self.phase, self.color
-        buf[_TOP + top] = 1
-        buf[_PHASE + phase] = 1
-        buf[_PLAYERS + p - 2] = 1
-        if color >= 0:
-            buf[_COLOR + color] = 1
-        if phase != OVER:
-            buf[_ACTOR + (self.actor - seat) % p] = 1
-        buf[_PILE] = len(self.pile)
-        for relative in range(p):
-            buf[_SIZES + relative] = sum(hands[(seat + relative) % p])
-        if phase == DRAWN and self.actor == seat:
-            buf[_DRAWN + self.drawn] = 1
-        if top == WILD_DRAW_FOUR:
-            buf[_PREV_COLOR + self.prev_color] = 1
-            buf[_DRAW4_PLAYER + (self.draw4_player - seat) % p] = 1
-        if self.reveal_viewer == seat:
-            buf[_REVEALED : _REVEALED + NUM_KINDS] = self.revealed
-            buf[_REVEALED_SEAT + (self.reveal_target - seat) % p] = 1
-        void_color, void_symbol, named = self.void_color, self.void_symbol, self.named
-        for block in range(p - 1):
-            other = (seat + 1 + block) % p
-            if void_color[other] >= 0:
-                buf[_VOID_COLOR + 4 * block + void_color[other]] = 1
-            if void_symbol[other] >= 0:
-                buf[_VOID_SYMBOL + _SYMBOLS * block + void_symbol[other]] = 1
-            if named[other] >= 0:
-                buf[_NAMED + 4 * block + named[other]] = 1
-        direction = self.direction
-        if direction > 0:
-            buf[_DIRECTION] = 1
-        obs = self._obs_view.astype(np.float32)
-        if direction < 0:
-            obs[_DIRECTION] = direction
-        if self.pending:
-            obs[_PENDING] = self.pending
-        played = self.played  # counts can pass 255 in a long round: written as floats
-        for block in range(p - 1):
-            obs[_PLAYED + 5 * block : _PLAYED + 5 * block + 5] = played[(seat + 1 + block) % p]
-        rules = self.rules
-        obs[_PROGRESS] = self.turn / rules.max_turns
-        scores = self.scores
-        if any(scores):
-            target = rules.match_target
-            for s in range(p):
-                obs[_SCORES + (s - seat) % p] = scores[s] / target
-        return obs
+__all__ = ["SingleGame", "check_action", "legal_text"]
 
 
 def check_action(action, num_actions: int = CLASSIC.num_actions) -> int:
@@ -297,23 +115,49 @@ class SingleGame:
 
     Attributes:
         rules: the rule set.
-        game: the :class:`FastGame` being played (``None`` before the
-            first :meth:`reset`). After editing it by hand call :meth:`invalidate`.
+        layout: the deck's :class:`~uno_rl.core.layout.Layout` (its actions and observation).
         deal_seed: the deal seed of the current round (``int``).
     """
 
-    __slots__ = ("rules", "layout", "game", "deal_seed", "_mask", "_none")
+    __slots__ = (
+        "rules", "layout", "deal_seed", "_state", "_compiled", "_held", "_buffers", "_results",
+        "_mask_rows", "_legal", "_known", "_mask", "_obs", "_seen_by", "_quiet",
+    )  # fmt: skip
 
     def __init__(self, rules: Rules):
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a uno_rl.core.Rules, got {type(rules).__name__}")
         self.rules = rules
-        #: The deck's :class:`~uno_rl.core.layout.Layout` (its actions and observation).
         self.layout = rules.layout
-        self._none = no_actions(self.layout.num_actions)
-        self.game: FastGame | None = None
         self.deal_seed: int = 0
-        self._mask: np.ndarray | None = None
+        self._state: State | None = None
+        self._compiled = None  # the compiled kernels under the compiled engine: _session_kernels()
+        self._held = None  # (game arrays, thread id, kernels and arguments, rule tables)
+        self._buffers = None  # the kernels' SessionBuffers, of the arrays below
+        p = rules.players
+        self._results = result_rows(p)  # the last step's result, as the kernel writes it
+        # The actor's legal actions: a (1, A) bool row, as the kernels write it, seen as (A,) int8
+        self._mask_rows = np.zeros((1, self.layout.num_actions), bool)
+        self._legal = self._mask_rows[0].view(np.int8)
+        self._known = False  # whether _legal holds this decision's
+        self._mask: np.ndarray | None = None  # a read-only copy of _legal handed out, or None
+        self._obs = np.zeros(self.layout.obs_size, np.float32)  # seat _seen_by's observation
+        self._seen_by = -1  # the seat whose observation _obs holds; -1: none
+        self._quiet = [0.0] * p
+
+    # A copy (copy.deepcopy, pickle) finds the compiled kernels anew: they are not data.
+    def __getstate__(self) -> dict:
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state["_compiled"] = state["_held"] = state["_buffers"] = None
+        del state["_legal"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._legal = self._mask_rows[0].view(np.int8)  # a view again, not a copy
+        if self._state is not None:
+            self._compiled = _session_kernels()
 
     # ------------------------------------------------------------------ episode
     def reset(self, rng: np.random.Generator, deal_seed: int | None = None) -> None:
@@ -332,30 +176,75 @@ class SingleGame:
                 raise ValueError(f"deal_seed must be in [0, 2**64), got {deal_seed}")
             seed = int(deal_seed)
         self.deal_seed = seed
-        self.game = FastGame(self.rules, seed)
-        self._mask = None
+        seeds = np.array([seed], np.uint64)
+        if self._state is None:
+            self._state = engine.reset(self.rules, seeds)
+        else:
+            engine.reset_games(self._state, np.zeros(1, np.int64), seeds)
+        self._compiled = _session_kernels()
+        self.invalidate()
 
-    def _require_game(self) -> FastGame:
-        if self.game is None:
+    def _require_state(self) -> State:
+        if self._state is None:
             raise RuntimeError("call reset() before using the game")
-        return self.game
+        return self._state
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`reset` has dealt a game yet."""
+        return self._state is not None
 
     @property
     def state(self) -> State | None:
-        """A batched-core :class:`~uno_rl.core.state.State` copy of the game (N = 1), for
-        rendering and reports (``None`` before the first :meth:`reset`); not a hot path."""
-        return None if self.game is None else to_state([self.game])
+        """A copy of the game as a batched-core :class:`~uno_rl.core.state.State` (N = 1),
+        for rendering and reports (``None`` before the first :meth:`reset`); not a hot path."""
+        return None if self._state is None else self._state.copy()
+
+    @property
+    def live_state(self) -> State:
+        """PRIVILEGED: the :class:`~uno_rl.core.state.State` (N = 1) being played, not a
+        copy. After editing it by hand call :meth:`invalidate`."""
+        return self._require_state()
+
+    @property
+    def game(self) -> ReferenceGame | None:
+        """PRIVILEGED: a copy of the game as a :class:`~uno_rl.core.reference.ReferenceGame`
+        (every hand and the draw pile as lists; ``None`` before the first :meth:`reset`), for
+        tests and reports: editing it changes nothing until it is assigned back here.
+        Assigning a ``ReferenceGame`` of the same rules replaces the game being played."""
+        return None if self._state is None else to_reference(self._state, 0)
+
+    @game.setter
+    def game(self, game: ReferenceGame) -> None:
+        if not isinstance(game, ReferenceGame) or game.rules != self.rules:
+            raise ValueError("the game must be a ReferenceGame of this game's rules")
+        loaded = to_state([game])
+        if self._state is None:
+            self._state = loaded
+        else:
+            for name, array in self._state.arrays().items():
+                array[...] = getattr(loaded, name)
+        self._compiled = _session_kernels()
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        """Forget the cached mask and observation; call after editing :attr:`live_state`."""
+        self._known = False
+        self._mask = None
+        self._seen_by = -1
+        self._require_state().invalidate()
 
     # ----------------------------------------------------------------- queries
     @property
     def actor(self) -> int:
         """Seat to act now (meaningless once :attr:`over`)."""
-        return self._require_game().actor
+        seat = self._seen_by  # the actor, where the kernels have written its observation
+        return seat if seat >= 0 else int(self._require_state().actor[0])
 
     @property
     def phase(self) -> int:
         """Phase of the turn (:mod:`uno_rl.core.phases`); ``OVER`` once over."""
-        return self._require_game().phase
+        return int(self._require_state().phase[0])
 
     @property
     def phase_name(self) -> str:
@@ -365,7 +254,7 @@ class SingleGame:
     @property
     def over(self) -> bool:
         """The episode is over: the round (single-round mode) or the match is decided."""
-        return self._require_game().phase == OVER
+        return self._require_state().phase[0] == OVER
 
     def legal_mask(self) -> np.ndarray:
         """(A,) int8 read-only: 1 for the actor's legal actions (all 0 once over).
@@ -375,21 +264,44 @@ class SingleGame:
         """
         mask = self._mask
         if mask is None:
-            game = self._require_game()
-            if game.phase == OVER:
-                mask = self._none
-            else:
-                buf = bytearray(self.layout.num_actions)
-                for a in game.legal_actions():
-                    buf[a] = 1
-                mask = np.frombuffer(bytes(buf), np.int8)  # read-only: it wraps bytes
-            self._mask = mask
+            mask = self._mask = self._legal_now().copy()
+            mask.flags.writeable = False
         return mask
+
+    def legal_mask_copy(self) -> np.ndarray:
+        """(A,) int8: a fresh, writable copy of :meth:`legal_mask`."""
+        return self._legal_now().copy()
+
+    def view(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(observation, mask)`` of ``seat``, both fresh arrays: :meth:`observe` and
+        :meth:`legal_mask_copy` where ``seat`` is to act, else an all-zero mask."""
+        if seat == self._seen_by and self._known:  # the actor's, written by the step
+            return self._obs.copy(), self._legal.copy()
+        observation = self.observe(seat)
+        if seat == self.actor:
+            return observation, self.legal_mask_copy()
+        return observation, np.zeros(self.layout.num_actions, np.int8)
+
+    def _legal_now(self) -> np.ndarray:
+        """The workspace holding this decision's legal mask (A,) int8, computed if need be."""
+        legal = self._legal
+        if not self._known:
+            state = self._require_state()
+            if self._compiled is not None:  # also the actor's observation, read next
+                view, _, arguments = self._kernel_arguments()
+                self._seen_by = view(*arguments)
+            elif state.phase[0] == OVER:
+                legal[:] = 0
+            else:
+                legal[:] = engine.legal_mask(state)[0]
+            self._known = True
+        return legal
 
     def is_legal(self, action: int) -> bool:
         """Whether the ``int`` ``action`` is legal now (False once over or before reset)."""
-        game = self.game
-        return game is not None and game.phase != OVER and action in game.legal_actions()
+        if not 0 <= action < self._legal.size or self._state is None:
+            return False
+        return bool((self._legal if self._known else self._legal_now())[action])
 
     def legal_actions(self) -> list[int]:
         """The legal actions as a sorted list of ints."""
@@ -397,18 +309,16 @@ class SingleGame:
 
     def observe(self, seat: int) -> np.ndarray:
         """(obs_size,) float32: seat ``seat``'s own view (a fresh array; nothing hidden)."""
-        game = self._require_game()
+        if seat == self._seen_by and type(seat) is int:  # the actor's, written by the step
+            return self._obs.copy()
+        state = self._require_state()
         if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
             raise TypeError(f"seat must be an integer, got {seat!r}")
         if not 0 <= seat < self.rules.players:
             raise ValueError(f"seat must be in [0, {self.rules.players}), got {seat}")
-        return game.observe(int(seat))
-
-    def invalidate(self) -> None:
-        """Forget the cached mask and legal actions; call after editing :attr:`game` by hand."""
-        self._mask = None
-        if isinstance(self.game, FastGame):
-            self.game.invalidate()
+        if seat == self._seen_by:
+            return self._obs.copy()
+        return observe_games(state, int(seat))[0]
 
     # -------------------------------------------------------------------- step
     def step(self, action) -> StepOutcome:
@@ -426,26 +336,138 @@ class SingleGame:
                 seat, the phase and the legal actions), or the episode is already over.
                 The game is left unchanged.
         """
-        game = self.game
-        if (
+        if not (
             type(action) is int
-            and game is not None
-            and game.phase != OVER
-            and action in game.legal_actions()
-        ):  # the hot path: nothing to report
-            self._mask = None
-            return game.step_legal(action)
+            and self._known
+            and 0 <= action < self._legal.size
+            and self._legal[action]
+        ):
+            action = self._checked(action)
+        return self.step_legal(action)
+
+    def step_legal(self, action: int) -> StepOutcome:
+        """:meth:`step` for an ``int`` action already checked to be legal now (with
+        :meth:`is_legal`): nothing is checked again."""
+        if self.play_legal(action):
+            return self.outcome()
+        return StepOutcome(self._quiet.copy())
+
+    def play_legal(self, action: int) -> bool:
+        """:meth:`step_legal` without its :class:`StepOutcome`: whether a round ended in
+        this step, its outcome then being :meth:`outcome` (for environments that need it only
+        then)."""
+        self._mask = None
+        if self._compiled is None:
+            return self._numpy_play(action)
+        held = self._held  # _kernel_arguments() inlined: this is the hot path
+        if held is not None and held[0] is self._state._compiled and held[1] == get_ident():
+            _, step, arguments = held[2]
+        else:
+            _, step, arguments = self._kernel_arguments()
+        code = step(*arguments, action)
+        self._seen_by = code >> 1
+        return code & 1 == 1
+
+    def _kernel_arguments(self) -> tuple:
+        """``(view kernel, step kernel, arguments)`` for this game in this thread: the
+        kernels of :mod:`uno_rl.core.compiled.nb_session` taking addresses and the addresses
+        of the game's arrays, rule tables and buffers, held with the structures they point
+        into (or, where a structure is of another type, the kernels taking the structures).
+        A step kernel takes the action after the arguments."""
+        held = self._held  # the arrays are cached on the state until a field is replaced
+        if held is not None and held[0] is self._state._compiled and held[1] == get_ident():
+            return held[2]
+        kernels = self._compiled
+        arrays, tables = kernels.game_arrays(self._state), kernels.thread_tables(self.rules)
+        if self._buffers is None:
+            self._buffers = kernels.session_buffers(self._results, self._mask_rows, self._obs)
+        at = kernels.addresses(arrays, tables, self._buffers)
+        if at is None:
+            call = (kernels.view_in, kernels.step_in, (arrays, tables, self._buffers))
+        else:
+            call = (kernels.view_at, kernels.step_at, at)
+        # the addresses point into the structures held here, with the thread they are for
+        self._held = (arrays, get_ident(), call, tables)
+        return call
+
+    def _checked(self, action) -> int:
+        """``action`` as an ``int`` legal now, or the error naming what is wrong."""
         layout = self.layout
         a = check_action(action, layout.num_actions)
-        game = self._require_game()
-        phase = game.phase
+        state = self._require_state()
+        phase = int(state.phase[0])
         if phase == OVER:
             raise ValueError("the game is over; call reset() before stepping")
         mask = self.legal_mask()
         if not mask[a]:
             raise ValueError(
-                f"illegal action {a} ({layout.action_name(a)}) for seat {game.actor} in "
+                f"illegal action {a} ({layout.action_name(a)}) for seat {self.actor} in "
                 f"phase '{PHASE_NAMES[phase]}'; legal actions: {legal_text(layout, mask)}"
             )
-        self._mask = None
-        return game.step(a)
+        return a
+
+    def outcome(self) -> StepOutcome:
+        """The :class:`StepOutcome` of the last step, where it ended a round (read from the
+        step's result arrays: valid until the next step)."""
+        _, flags, winner, ints, net_points, stats = self._results
+        w, p = int(winner[0]), self.rules.players
+        if w < 0:  # truncated
+            rewards = [0.0] * p
+        elif self.rules.reward == "win-loss":  # as the reference computes it, in float64
+            rewards = [1.0 if s == w else -1.0 / (p - 1) for s in range(p)]
+        else:
+            rewards = [float(points) for points in net_points[0].tolist()]
+        outcome = StepOutcome(
+            rewards=rewards,
+            round_over=True,
+            truncated=bool(flags[1, 0]),
+            match_over=bool(flags[2, 0]),
+            winner=w,
+            points=int(ints[0, 0]),
+            net_points=net_points[0].tolist() if w >= 0 else None,
+            decisions=int(ints[1, 0]),
+        )
+        for row, name in enumerate(STAT_NAMES):
+            setattr(outcome, name, stats[row, 0].tolist())
+        return outcome
+
+    def _numpy_play(self, action: int) -> bool:
+        """:meth:`play_legal` through the NumPy engine's batched API at N = 1."""
+        state = self._require_state()
+        result = engine.step(state, np.array([action], np.int64), validate=False)
+        self._known = False
+        self._seen_by = -1
+        if not result.round_over[0]:
+            return False
+        flags = self._results[1]
+        flags[0, 0], flags[1, 0], flags[2, 0] = True, result.truncated[0], result.match_over[0]
+        self._results[2][0] = result.winner[0]
+        self._results[3][:, 0] = (result.points[0], result.decisions[0])
+        self._results[4][0] = result.net_points[0]
+        for row, name in enumerate(STAT_NAMES):
+            self._results[5][row, 0] = getattr(result, name)[0]
+        return True
+
+
+def _session_kernels():
+    """Under the compiled engine the single-game kernels
+    (:mod:`uno_rl.core.compiled.nb_session`) and what finds their arguments
+    (:func:`~uno_rl.core.compiled.nb_state.game_arrays`,
+    :func:`~uno_rl.core.compiled.threads.thread_tables`: asked for at each call, both
+    cached, since the tables' work arrays belong to a thread); None under the NumPy engine."""
+    if compiled_engine() is None:
+        return None
+    from uno_rl.core.compiled import nb_session
+    from uno_rl.core.compiled.nb_state import game_arrays
+    from uno_rl.core.compiled.threads import thread_tables
+
+    return SimpleNamespace(
+        view_at=nb_session.view_at,
+        step_at=nb_session.step_at,
+        view_in=nb_session.view_in,
+        step_in=nb_session.step_in,
+        addresses=nb_session.addresses,
+        session_buffers=nb_session.session_buffers,
+        game_arrays=game_arrays,
+        thread_tables=thread_tables,
+    )

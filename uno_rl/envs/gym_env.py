@@ -308,7 +308,7 @@ class UnoEnv(gymnasium.Env):
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The learner's ``action``, then the opponents until the learner acts again or the end."""
         game = self._game
-        if game.game is None:
+        if not game.started:
             raise ResetNeeded("call reset() before step()")
         if self._over:
             raise ResetNeeded("the episode is over; call reset() before step()")
@@ -339,7 +339,7 @@ class UnoEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """(A,) bool: the learner's legal actions now (all False once the episode is over)."""
-        if self._game.game is None:
+        if not self._game.started:
             raise ResetNeeded("call reset() before action_masks()")
         if self._over:
             return np.zeros(self.layout.num_actions, bool)
@@ -418,7 +418,7 @@ class UnoEnv(gymnasium.Env):
                 'Pass render_mode="ansi", "human" or "rgb_array" to UnoEnv (or gymnasium.make).'
             )
             return None
-        if self._game.game is None:
+        if not self._game.started:
             raise ResetNeeded("call reset() before render()")
         names = self.seat_names
         state, seat = self._game.state, self.learner_seat

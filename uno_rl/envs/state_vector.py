@@ -1,6 +1,6 @@
 """The PRIVILEGED full-game state as one flat vector, for centralised critics (MAPPO-style).
 
-:func:`game_state` writes the whole game of a :class:`~uno_rl.core.scalar.ScalarGame` into a
+:func:`game_state` writes the whole game of a :class:`~uno_rl.core.reference.ReferenceGame` into a
 ``(size,) float32`` vector (``size`` of the deck's :class:`StateLayout`, 900 for a deck of
 classic cards): every seat's hand, the draw pile's contents, whether a +4
 on top is a bluff. It is what PettingZoo's ``state()`` returns (``uno_v1.raw_env.state``)
@@ -77,8 +77,8 @@ import numpy as np
 
 from uno_rl.core.layout import CLASSIC, Layout
 from uno_rl.core.phases import DRAWN, JUMP, MULTI, NUM_PHASES, OVER
+from uno_rl.core.reference import ReferenceGame
 from uno_rl.core.rules import Rules
-from uno_rl.core.scalar import ScalarGame
 
 __all__ = [
     "MAX_SEATS",
@@ -208,7 +208,7 @@ def state_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def game_state(game: ScalarGame) -> np.ndarray:
+def game_state(game: ReferenceGame) -> np.ndarray:
     """``(size,) float32``: the full state of ``game`` (PRIVILEGED: every hand).
 
     ``size`` is :func:`state_layout` ``(game.layout).size``. A fresh array each call. Small
@@ -267,7 +267,9 @@ def game_state(game: ScalarGame) -> np.ndarray:
     return state
 
 
-def _extended_pieces(game: ScalarGame, buf: bytearray, start: dict[str, int], kinds: int) -> None:
+def _extended_pieces(
+    game: ReferenceGame, buf: bytearray, start: dict[str, int], kinds: int
+) -> None:
     """Write the section-11 pieces of the extended state into ``buf`` (bytes)."""
     buf[start["dispenser_presses"]] = game.presses
     if game.cause >= 0:

@@ -16,7 +16,8 @@
 
 UNO for 2 to 10 players, exactly as people play it: the official Mattel rules by default
 (with the +4 bluff and its challenge) and every common house rule as a named switch. The
-game is `uno_rl.core`, a vectorized NumPy engine; this environment plays one game of it.
+game is `uno_rl.core`'s engine (compiled with numba where it is installed, else vectorized
+NumPy); this environment plays one game of it, one compiled call a decision.
 Register it with `import uno_rl.envs` (which registers `uno_rl/uno-v1` in both PettingZoo
 registries), or import this module directly.
 

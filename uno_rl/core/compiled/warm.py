@@ -17,7 +17,9 @@ import numpy as np
 
 from ..phases import OVER
 from ..rules import load_rules
-from . import nb_engine, nb_loops, nb_masks, nb_observe, nb_rules, nb_sampling, nb_state
+from ..scoring import result_rows
+from . import nb_engine, nb_loops, nb_masks, nb_observe, nb_rules, nb_sampling, nb_session, nb_state
+from .threads import thread_tables
 
 #: The kernels Python calls; each one's cache holds the compiled code of what it calls.
 ENTRY_POINTS = (
@@ -26,6 +28,10 @@ ENTRY_POINTS = (
     nb_masks.legal_masks,
     nb_observe.observe_many,
     nb_sampling.pick_actions,
+    nb_session.step_at,
+    nb_session.step_in,
+    nb_session.view_at,
+    nb_session.view_in,
     nb_state._new_game_arrays,
     nb_rules._new_rule_tables,
 )
@@ -57,7 +63,33 @@ def compile_engine() -> float:
                                                                  generator))  # fmt: skip
             over = state.phase == OVER
             nb_engine.reset_games(state, over, np.arange(int(over.sum()), dtype=np.uint64))
+        _play_one_game(load_rules("party", deck=deck))
     return time.perf_counter() - start
+
+
+def _play_one_game(rules) -> None:
+    """A few decisions of one game through the single-game kernels (:mod:`.nb_session`),
+    with the argument types of :class:`uno_rl.envs.game.SingleGame`: by address and by
+    structure."""
+    layout = rules.layout
+    one = nb_engine.reset(rules, np.zeros(1, np.uint64))
+    arrays, tables = nb_state.game_arrays(one), thread_tables(rules)
+    buffers = nb_session.session_buffers(
+        result_rows(rules.players),
+        np.zeros((1, layout.num_actions), np.bool_),
+        np.zeros(layout.obs_size, np.float32),
+    )
+    at = nb_session.addresses(arrays, tables, buffers)
+    for view, step, arguments in (
+        (nb_session.view_at, nb_session.step_at, at),
+        (nb_session.view_in, nb_session.step_in, (arrays, tables, buffers)),
+    ):
+        seat = view(*arguments)
+        for _ in range(2):
+            if seat < 0:
+                break
+            action = int(np.flatnonzero(buffers.mask[0])[0])
+            seat = step(*arguments, action) >> 1
 
 
 def main() -> int:

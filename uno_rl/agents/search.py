@@ -482,11 +482,10 @@ class SearchAgent(Agent):
                 on = wary[world_of_lane[part][going]]
                 groups = [(going[~on], self.policy), (going[on], self.wary_policy)]
             for rows, policy in groups:
-                if rows.size:
-                    out[rows] = play_out(
-                        lanes.take(rows), policy, rng, seat[rows], self.params["objective"],
-                        *self.play_out_limit(),
-                    )  # fmt: skip
+                if rows.size:  # lanes, not read again, played in place when all go on
+                    playing = lanes if rows.size == lanes.num_games else lanes.take(rows)
+                    out[rows] = play_out(playing, policy, rng, seat[rows], self.params["objective"],
+                                         *self.play_out_limit())  # fmt: skip
             values[part] = out
         return values
 

@@ -207,10 +207,14 @@ class raw_env(AECEnv):
             return
         self._after(agent, self._game.step(action).round_over)
 
-    def _step_legal(self, action: int) -> None:
-        """:meth:`step` for a live agent's ``int`` action already checked to be legal (the
-        wrapper's own check): nothing is checked again."""
-        self._after(self.agent_selection, self._game.play_legal(action))
+    def _step_if_legal(self, action: int) -> bool:
+        """:meth:`step` for a live agent's ``int`` action in range (the wrapper's path): False,
+        and nothing done, where it is illegal."""
+        game = self._game
+        if not game.is_legal(action):
+            return False
+        self._after(self.agent_selection, game.play_legal(action))
+        return True
 
     def _after(self, agent: str, round_over: bool) -> None:
         """The bookkeeping of a step by ``agent``; ``round_over``: it ended a round (its

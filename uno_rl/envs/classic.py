@@ -95,8 +95,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             action = check_action(
                 action, self._num_actions
             )  # a NumPy integer, or the error naming the value
-        if raw._game.is_legal(action):
-            raw._step_legal(action)
+        if raw._step_if_legal(action):
             return
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0

@@ -287,8 +287,9 @@ class SingleGame:
         legal = self._legal
         if not self._known:
             state = self._require_state()
-            if self._compiled is not None:  # also the actor's observation, read next
-                view, _, arguments = self._kernel_arguments()
+            call = None if self._compiled is None else self._kernel_arguments()
+            if call is not None:  # also the actor's observation, read next
+                view, _, arguments = call
                 self._seen_by = view(*arguments)
             elif state.phase[0] == OVER:
                 legal[:] = 0
@@ -357,23 +358,25 @@ class SingleGame:
         this step, its outcome then being :meth:`outcome` (for environments that need it only
         then)."""
         self._mask = None
-        if self._compiled is None:
-            return self._numpy_play(action)
-        held = self._held  # _kernel_arguments() inlined: this is the hot path
-        if held is not None and held[0] is self._state._compiled and held[1] == get_ident():
-            _, step, arguments = held[2]
-        else:
-            _, step, arguments = self._kernel_arguments()
-        code = step(*arguments, action)
-        self._seen_by = code >> 1
-        return code & 1 == 1
+        if self._compiled is not None:
+            held = self._held  # _kernel_arguments() inlined: this is the hot path
+            if held is not None and held[0] is self._state._compiled and held[1] == get_ident():
+                call = held[2]
+            else:
+                call = self._kernel_arguments()
+            if call is not None:
+                code = call[1](*call[2], action)
+                self._seen_by = code >> 1
+                return code & 1 == 1
+        return self._numpy_play(action)
 
-    def _kernel_arguments(self) -> tuple:
+    def _kernel_arguments(self) -> tuple | None:
         """``(view kernel, step kernel, arguments)`` for this game in this thread: the
-        kernels of :mod:`uno_rl.core.compiled.nb_session` taking addresses and the addresses
-        of the game's arrays, rule tables and buffers, held with the structures they point
-        into (or, where a structure is of another type, the kernels taking the structures).
-        A step kernel takes the action after the arguments."""
+        kernels of :mod:`uno_rl.core.compiled.nb_session` and the addresses of the game's
+        arrays, rule tables and buffers, held with the structures they point into; a step
+        kernel takes the action after the arguments. None where a structure is of another
+        type than those kernels read: the game then plays through the batched API (as under
+        the NumPy engine) until its next reset."""
         held = self._held  # the arrays are cached on the state until a field is replaced
         if held is not None and held[0] is self._state._compiled and held[1] == get_ident():
             return held[2]
@@ -383,9 +386,9 @@ class SingleGame:
             self._buffers = kernels.session_buffers(self._results, self._mask_rows, self._obs)
         at = kernels.addresses(arrays, tables, self._buffers)
         if at is None:
-            call = (kernels.view_in, kernels.step_in, (arrays, tables, self._buffers))
-        else:
-            call = (kernels.view_at, kernels.step_at, at)
+            self._compiled = None
+            return None
+        call = (kernels.view_at, kernels.step_at, at)
         # the addresses point into the structures held here, with the thread they are for
         self._held = (arrays, get_ident(), call, tables)
         return call
@@ -464,8 +467,6 @@ def _session_kernels():
     return SimpleNamespace(
         view_at=nb_session.view_at,
         step_at=nb_session.step_at,
-        view_in=nb_session.view_in,
-        step_in=nb_session.step_in,
         addresses=nb_session.addresses,
         session_buffers=nb_session.session_buffers,
         game_arrays=game_arrays,

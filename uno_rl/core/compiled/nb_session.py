@@ -42,9 +42,7 @@ __all__ = [
     "addresses",
     "session_buffers",
     "step_at",
-    "step_in",
     "view_at",
-    "view_in",
 ]
 
 #: SessionBuffers' fields, in order.
@@ -92,6 +90,10 @@ def session_buffers(results: tuple, mask: np.ndarray, obs: np.ndarray) -> Sessio
     return buffers
 
 
+#: The game's index, an int64: a literal 0 would make numba compile every function it reaches
+#: once more, for that constant (seconds of a first compilation).
+_GAME = np.int64(0)
+
 _RULES = load_rules("official")
 #: The structure types every game's arrays, rule set's tables and game's buffers have.
 ARRAYS_TYPE = numba.typeof(game_arrays(State.empty(_RULES, 1)))
@@ -132,7 +134,7 @@ def session_view(a, t, mask, obs, games):
         return -1
     legal_masks(a, t, games, mask)
     seat = np.int64(a.actor[0])
-    observe_into(a, t, 0, seat, obs)
+    observe_into(a, t, _GAME, seat, obs)
     return seat
 
 
@@ -152,35 +154,25 @@ def session_step(a, t, action, rewards, flags, winner, ints, net_points, stats, 
     net_points[:] = 0
     stats[:] = 0
     b, u = borrow(a), borrow(t)
-    apply_action(b, u, 0, action)
-    close_step(b, u, 0, 0, rewards, flags, winner, ints, net_points, stats)
+    apply_action(b, u, _GAME, action)
+    close_step(b, u, _GAME, _GAME, rewards, flags, winner, ints, net_points, stats)
     seat = session_view(b, u, mask, obs, games)
     return 2 * seat + (1 if flags[0, 0] else 0)
 
 
 @batch
-def view_in(a, t, b):
-    """:func:`session_view` into the buffers ``b``' ``mask`` and ``obs`` (``a``, ``t``, ``b``:
-    the structures, or their borrowed pointers)."""
-    b = borrow(b)
-    return session_view(a, t, b.mask, b.obs, b.games)
-
-
-@batch
-def step_in(a, t, b, action):
-    """:func:`session_step` into the buffers ``b`` (as :func:`view_in`)."""
-    b = borrow(b)
-    return session_step(a, t, action, b.rewards, b.flags, b.winner, b.ints, b.net_points,
-                        b.stats, b.mask, b.obs, b.games)  # fmt: skip
-
-
-@batch
 def view_at(a_address, t_address, b_address):
-    """:func:`view_in` of the structures at these :func:`addresses`."""
-    return view_in(_arrays_at(a_address), _tables_at(t_address), _buffers_at(b_address))
+    """:func:`session_view` of the structures at these :func:`addresses`, into the buffers'
+    ``mask`` and ``obs``."""
+    b = _buffers_at(b_address)
+    return session_view(_arrays_at(a_address), _tables_at(t_address), b.mask, b.obs, b.games)
 
 
 @batch
 def step_at(a_address, t_address, b_address, action):
-    """:func:`step_in` of the structures at these :func:`addresses`."""
-    return step_in(_arrays_at(a_address), _tables_at(t_address), _buffers_at(b_address), action)
+    """:func:`session_step` of the structures at these :func:`addresses`, into the
+    buffers."""
+    b = _buffers_at(b_address)
+    return session_step(_arrays_at(a_address), _tables_at(t_address), action, b.rewards,
+                        b.flags, b.winner, b.ints, b.net_points, b.stats, b.mask, b.obs,
+                        b.games)  # fmt: skip

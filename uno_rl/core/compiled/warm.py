@@ -29,9 +29,7 @@ ENTRY_POINTS = (
     nb_observe.observe_many,
     nb_sampling.pick_actions,
     nb_session.step_at,
-    nb_session.step_in,
     nb_session.view_at,
-    nb_session.view_in,
     nb_state._new_game_arrays,
     nb_rules._new_rule_tables,
 )
@@ -69,8 +67,7 @@ def compile_engine() -> float:
 
 def _play_one_game(rules) -> None:
     """A few decisions of one game through the single-game kernels (:mod:`.nb_session`),
-    with the argument types of :class:`uno_rl.envs.game.SingleGame`: by address and by
-    structure."""
+    with the argument types of :class:`uno_rl.envs.game.SingleGame`."""
     layout = rules.layout
     one = nb_engine.reset(rules, np.zeros(1, np.uint64))
     arrays, tables = nb_state.game_arrays(one), thread_tables(rules)
@@ -80,16 +77,12 @@ def _play_one_game(rules) -> None:
         np.zeros(layout.obs_size, np.float32),
     )
     at = nb_session.addresses(arrays, tables, buffers)
-    for view, step, arguments in (
-        (nb_session.view_at, nb_session.step_at, at),
-        (nb_session.view_in, nb_session.step_in, (arrays, tables, buffers)),
-    ):
-        seat = view(*arguments)
-        for _ in range(2):
-            if seat < 0:
-                break
-            action = int(np.flatnonzero(buffers.mask[0])[0])
-            seat = step(*arguments, action) >> 1
+    seat = nb_session.view_at(*at)
+    for _ in range(2):
+        if seat < 0:
+            break
+        action = int(np.flatnonzero(buffers.mask[0])[0])
+        seat = nb_session.step_at(*at, action) >> 1
 
 
 def main() -> int:

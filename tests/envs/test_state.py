@@ -299,3 +299,24 @@ def test_every_preset_state_in_space():
         for states in (play_states(lambda p=preset: uno_v1.env(preset=p, players=3), 1, 200),):
             space = uno_v1.env(preset=preset, players=3).state_space
             assert all(space.contains(s) for s in states)
+
+
+@pytest.mark.parametrize("deck", ["classic", "swap-112"])
+def test_the_state_of_any_game_of_a_batch(deck):
+    """``game_state(state, g)`` reads game ``g`` of a batch: the vector of that game alone."""
+    from uno_rl.core import engine, load_rules, sample_legal_actions
+
+    rules = load_rules("official", players=4, deck=deck, match=True)
+    state = engine.reset(rules, np.arange(6, dtype=np.uint64))
+    gen = np.random.default_rng(3)
+    for _ in range(150):
+        engine.step(state, sample_legal_actions(engine.legal_mask(state), gen))
+        over = np.flatnonzero(state.phase == OVER)
+        engine.reset_games(state, over, over.astype(np.uint64) + 50)
+    for g in range(6):
+        alone = state_vector.game_state(state.take([g]))
+        np.testing.assert_array_equal(state_vector.game_state(state, g), alone)
+        assert alone.dtype == np.float32 and alone.shape == (
+            state_vector.state_layout(rules.layout).size,
+        )
+    assert len({state_vector.game_state(state, g).tobytes() for g in range(6)}) == 6

@@ -12,6 +12,7 @@ from uno_rl.ppo.best_response import (
     CURVE_COLUMNS,
     GAIN_COLUMNS,
     best_response_config,
+    curve_interval,
     format_gain,
     run_name,
     starting_point,
@@ -47,6 +48,22 @@ def test_the_target_sits_in_every_other_seat_and_is_the_one_eval_agent():
     assert config.eval_every == UPDATES // SETTINGS.curve_points
     assert config.init_from == ""  # auto: a heuristic has no weights, the network starts fresh
     assert config.switches["reward"] == "points"  # trained on the measure it is reported in
+
+
+@pytest.mark.parametrize("points", [4, 10, 20])
+def test_the_curve_never_ends_on_two_points_side_by_side(points):
+    """The trainer evaluates every ``eval_every`` updates and after the last: the interval
+    ends the periodic ones on the last update or at least half an interval before it, with
+    about the asked number of points."""
+    for updates in range(2 * points, 40 * points + 1, 7):
+        every = curve_interval(updates, points)
+        periodic = list(range(every, updates + 1, every))
+        gap = updates - periodic[-1]
+        assert gap == 0 or 2 * gap >= every, (updates, every)
+        assert points / 2 <= len(periodic) <= 2 * points, (updates, every)
+    assert curve_interval(305, 20) == 14  # 21 periodic points, the last 11 updates before the end
+    assert curve_interval(304, 20) == 16  # a divisor: the last periodic point is the end
+    assert curve_interval(3, 20) == 1  # a tiny run: every update
 
 
 def test_auto_starts_from_a_ppo_targets_own_weights():

@@ -12,7 +12,6 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from uno_rl.core.convert import to_reference
 from uno_rl.core.engine import match_winner
 from uno_rl.core.rules import Rules, load_rules
 from uno_rl.render.frames import render_frame
@@ -191,7 +190,7 @@ class raw_env(AECEnv):
         layout (each piece's offset, shape, meaning) is :mod:`uno_rl.envs.state_vector`.
         A fresh array each call.
         """
-        return game_state(to_reference(self._game.live_state, 0))
+        return game_state(self._game.live_state)
 
     # -------------------------------------------------------------------- step
     def step(self, action) -> None:

@@ -1,6 +1,6 @@
 """The PRIVILEGED full-game state as one flat vector, for centralised critics (MAPPO-style).
 
-:func:`game_state` writes the whole game of a :class:`~uno_rl.core.reference.ReferenceGame` into a
+:func:`game_state` writes the whole game (one game of a :class:`~uno_rl.core.state.State`) into a
 ``(size,) float32`` vector (``size`` of the deck's :class:`StateLayout`, 900 for a deck of
 classic cards): every seat's hand, the draw pile's contents, whether a +4
 on top is a bluff. It is what PettingZoo's ``state()`` returns (``uno_v1.raw_env.state``)
@@ -77,8 +77,8 @@ import numpy as np
 
 from uno_rl.core.layout import CLASSIC, Layout
 from uno_rl.core.phases import DRAWN, JUMP, MULTI, NUM_PHASES, OVER
-from uno_rl.core.reference import ReferenceGame
 from uno_rl.core.rules import Rules
+from uno_rl.core.state import State
 
 __all__ = [
     "MAX_SEATS",
@@ -208,75 +208,77 @@ def state_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def game_state(game: ReferenceGame) -> np.ndarray:
-    """``(size,) float32``: the full state of ``game`` (PRIVILEGED: every hand).
+def game_state(state: State, g: int = 0) -> np.ndarray:
+    """``(size,) float32``: the full state of game ``g`` of ``state`` (PRIVILEGED: every hand).
 
-    ``size`` is :func:`state_layout` ``(game.layout).size``. A fresh array each call. Small
-    non-negative integers (counts, one-hots) are written as bytes and converted once; the
-    direction, pending draws, scores and progress after.
+    ``size`` is :func:`state_layout` ``(state.rules.layout).size``. A fresh array each call.
+    Small non-negative integers (counts, one-hots) are written as bytes and converted once;
+    the direction, pending draws, scores and progress after.
     """
-    layout = game.layout
+    rules = state.rules
+    layout = rules.layout
     at = state_layout(layout)
     start, kinds = at.starts, at.kinds
-    p = game.num_players
+    p = rules.players
     buf = bytearray(at.size)
     hands = start["hands"]
-    for seat, hand in enumerate(game.hands):
-        first = hands + seat * kinds
-        buf[first : first + kinds] = hand
-        buf[start["hand_sizes"] + seat] = sum(hand)
-    top, phase, color = game.top, game.phase, game.color
+    buf[hands : hands + p * kinds] = state.hands[g].tobytes()  # counts: small, non-negative
+    sizes = start["hand_sizes"]
+    buf[sizes : sizes + p] = state.hand_size[g].astype(np.uint8).tobytes()
+    top, phase, color = int(state.top[g]), int(state.phase[g]), int(state.color[g])
+    direction, pending = int(state.direction[g]), int(state.pending[g])
     buf[start["top_card"] + top] = 1
     if color >= 0:
         buf[start["color"] + color] = 1
-    if game.direction > 0:
+    if direction > 0:
         buf[start["direction"]] = 1
     buf[start["phase"] + phase] = 1
     if phase != OVER:
-        buf[start["actor"] + game.actor] = 1
+        buf[start["actor"] + int(state.actor[g])] = 1
     buf[start["players"] + p - 2] = 1
-    buf[start["dealer"] + game.dealer] = 1
-    buf[start["discard"] : start["discard"] + kinds] = game.discard
-    pile = game.pile
-    if pile:
-        counts = np.bincount(np.frombuffer(bytes(pile), np.uint8), minlength=kinds)
+    buf[start["dealer"] + int(state.dealer[g])] = 1
+    buf[start["discard"] : start["discard"] + kinds] = state.discard[g].tobytes()
+    size = int(state.pile_size[g])
+    if size:
+        counts = np.bincount(state.pile[g, :size].astype(np.int64), minlength=kinds)
         buf[start["draw_pile"] : start["draw_pile"] + kinds] = counts.astype(np.uint8).tobytes()
-    buf[start["draw_pile_size"]] = len(pile)
+    buf[start["draw_pile_size"]] = size
     if phase == DRAWN:
-        buf[start["drawn_card"] + game.drawn] = 1
+        buf[start["drawn_card"] + int(state.drawn[g])] = 1
     if layout.draw_four_like[top]:
-        buf[start["previous_color"] + game.prev_color] = 1
-        buf[start["draw4_player"] + game.draw4_player] = 1
-        buf[start["draw4_bluff"]] = int(game.draw4_bluff)
-    if phase == MULTI and game.multi_rank < 10:  # a symbol combination: see the top card
-        buf[start["multi_rank"] + game.multi_rank] = 1
+        buf[start["previous_color"] + int(state.prev_color[g])] = 1
+        buf[start["draw4_player"] + int(state.draw4_player[g])] = 1
+        buf[start["draw4_bluff"]] = int(state.draw4_bluff[g])
+    multi_rank = int(state.multi_rank[g])
+    if phase == MULTI and multi_rank < 10:  # a symbol combination: see the top card
+        buf[start["multi_rank"] + multi_rank] = 1
     if phase == JUMP:
-        buf[start["jump_card"] + game.jump_card] = 1
+        buf[start["jump_card"] + int(state.jump_card[g])] = 1
     if "swap_given" in start:
-        _extended_pieces(game, buf, start, kinds)
-    state = np.frombuffer(buf, np.uint8).astype(np.float32)
-    if game.direction < 0:
-        state[start["direction"]] = -1.0
-    if game.pending:
-        state[start["pending_draw"]] = game.pending
-    rules = game.rules
-    target = rules.match_target
-    for seat, score in enumerate(game.scores):
-        state[start["scores"] + seat] = score / target
-    state[start["progress"]] = game.turn / rules.max_turns
-    return state
+        _extended_pieces(state, g, buf, start, kinds)
+    vector = np.frombuffer(buf, np.uint8).astype(np.float32)
+    if direction < 0:
+        vector[start["direction"]] = -1.0
+    if pending:
+        vector[start["pending_draw"]] = pending
+    scores = start["scores"]
+    vector[scores : scores + p] = state.scores[g] / rules.match_target
+    vector[start["progress"]] = int(state.turn[g]) / rules.max_turns
+    return vector
 
 
 def _extended_pieces(
-    game: ReferenceGame, buf: bytearray, start: dict[str, int], kinds: int
+    state: State, g: int, buf: bytearray, start: dict[str, int], kinds: int
 ) -> None:
-    """Write the section-11 pieces of the extended state into ``buf`` (bytes)."""
-    buf[start["dispenser_presses"]] = game.presses
-    if game.cause >= 0:
-        buf[start["cause"] + game.cause] = 1
-    if game.swap_seats[0] >= 0:
+    """Write the section-11 pieces of the extended state of game ``g`` into ``buf`` (bytes)."""
+    buf[start["dispenser_presses"]] = int(state.presses[g])
+    cause = int(state.cause[g])
+    if cause >= 0:
+        buf[start["cause"] + cause] = 1
+    seats = state.swap_seats[g].tolist()
+    if seats[0] >= 0:
         for side in (0, 1):
-            buf[start["swap_seats"] + side * MAX_SEATS + game.swap_seats[side]] = 1
+            buf[start["swap_seats"] + side * MAX_SEATS + seats[side]] = 1
             first = start["swap_given"] + side * kinds
-            buf[first : first + kinds] = game.swap_given[side]
-    buf[start["shuffled"]] = int(game.shuffled)
+            buf[first : first + kinds] = state.swap_given[g, side].tobytes()
+    buf[start["shuffled"]] = int(state.shuffled[g])

@@ -48,6 +48,7 @@ __all__ = [
     "INIT_AUTO",
     "INIT_TARGET",
     "best_response_config",
+    "curve_interval",
     "curve_table",
     "starting_point",
     "evaluate_gain",
@@ -134,8 +135,27 @@ def best_response_config(
     fields = {**config.to_dict(), **changes}
     fields["eval_every"] = 1
     planned = TrainConfig(**fields)  # the rounded number of updates, with these sizes
-    fields["eval_every"] = max(1, planned.num_updates // max(curve_points, 1))
+    fields["eval_every"] = curve_interval(planned.num_updates, curve_points)
     return TrainConfig(**fields)
+
+
+def curve_interval(updates: int, points: int) -> int:
+    """Updates between the curve's evaluations, for about ``points`` of them over ``updates``.
+
+    The trainer also evaluates after the last update, so the interval is one that ends its
+    evaluations there (a divisor of ``updates``) or at least half an interval before, the one
+    giving the nearest count to ``points`` among those giving half to twice as many: never
+    two points side by side at the end. ``updates // points`` where none does (tiny runs)."""
+    points = max(points, 1)
+
+    def fits(every: int) -> bool:
+        spare = updates % every
+        return points / 2 <= updates // every <= 2 * points and (spare == 0 or 2 * spare >= every)
+
+    chosen = [every for every in range(1, updates + 1) if fits(every)]
+    if not chosen:
+        return max(1, updates // points)
+    return min(chosen, key=lambda every: (abs(updates / every - points), updates % every, every))
 
 
 def starting_point(config: TrainConfig, target: str, seed: int, progress: bool = False):

@@ -275,11 +275,12 @@ class SingleGame:
     def view(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """``(observation, mask)`` of ``seat``, both fresh arrays: :meth:`observe` and
         :meth:`legal_mask_copy` where ``seat`` is to act, else an all-zero mask."""
-        if seat == self._seen_by and self._known:  # the actor's, written by the step
-            return self._obs.copy(), self._legal.copy()
+        legal = self._legal_now()  # under the compiled engine, the actor's observation too
+        if seat == self._seen_by:
+            return self._obs.copy(), legal.copy()
         observation = self.observe(seat)
         if seat == self.actor:
-            return observation, self.legal_mask_copy()
+            return observation, legal.copy()
         return observation, np.zeros(self.layout.num_actions, np.int8)
 
     def _legal_now(self) -> np.ndarray:

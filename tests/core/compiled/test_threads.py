@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 
-import numpy as np
 import pytest
 from compiled_lockstep import play_lockstep
 
@@ -181,23 +180,3 @@ def test_a_result_nobody_waited_for_is_passed_over():
         assert threads.run_calls([lambda: 4, lambda: 5]) == [4, 5]
     finally:
         threads.set_threads(None)
-
-
-def test_split_sampling_names_the_first_game_without_actions(forced_split):
-    """Sampling split over threads: the error names the first game without a legal action
-    and the generator is left as it was, as without the split."""
-    from uno_rl.core.compiled.nb_sampling import sample_legal_actions
-
-    mask = np.zeros((30, 77), bool)
-    mask[:, 3] = True
-    mask[[17, 26], 3] = False
-    generator = np.random.default_rng(5)
-    before = generator.bit_generator.state
-    with pytest.raises(ValueError, match="game 17 has no legal action"):
-        sample_legal_actions(mask, generator)
-    assert generator.bit_generator.state == before
-    mask[[17, 26], 3] = True
-    mask[::4, 9] = True
-    expected = sample_legal_actions(mask, np.random.default_rng(5))
-    threads.set_threads(1)
-    assert np.array_equal(sample_legal_actions(mask, np.random.default_rng(5)), expected)

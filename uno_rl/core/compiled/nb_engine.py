@@ -68,12 +68,7 @@ def legal_mask(state: State, games=None, *, validate: bool = True) -> np.ndarray
 
 def _masks(state: State, games: np.ndarray) -> np.ndarray:
     out = np.empty((games.size, state.rules.layout.num_actions), bool)  # rows cleared there
-    arrays = game_arrays(state)
-
-    def mask_part(start: int, stop: int) -> None:
-        legal_masks(arrays, _tables(state), games[start:stop], out[start:stop])
-
-    split_run(games.size, mask_part)
+    legal_masks(game_arrays(state), _tables(state), games, out)
     return out
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from .nb_jit import batch
-from .threads import split_run
 
 
 @batch
@@ -42,15 +41,9 @@ def sample_legal_actions(mask: np.ndarray, generator: np.random.Generator) -> np
     before = generator.bit_generator.state  # NumPy's draws nothing for a game without actions
     uniforms = generator.random(n)
     out = np.empty(n, np.int64)
-    rows = mask.view(np.uint8)
-
-    def pick_part(start: int, stop: int) -> int:
-        legal = np.empty(mask.shape[1], np.int64)  # each part's own scratch
-        empty = pick_actions(rows[start:stop], uniforms[start:stop], out[start:stop], legal)
-        return start + empty if empty >= 0 else n
-
-    empty = min(split_run(n, pick_part))
-    if empty < n:
+    legal = np.empty(mask.shape[1], np.int64)
+    empty = pick_actions(mask.view(np.uint8), uniforms, out, legal)
+    if empty >= 0:
         generator.bit_generator.state = before
         raise ValueError(f"game {empty} has no legal action (is it over?)")
     return out

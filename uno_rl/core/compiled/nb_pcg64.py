@@ -164,11 +164,12 @@ def hop_table(block, hops):
     ``[0, hops]``: the state d steps after s is ``A_d * s + C_d``."""
     table = np.empty((hops + 1, 4), np.uint64)
     table[0, 0], table[0, 1], table[0, 2], table[0, 3] = _ONE, _ZERO, _ZERO, _ZERO
+    inc_low, inc_high = block[INC_LOW], block[INC_HIGH]
     for d in range(hops):
         table[d + 1, 0], table[d + 1, 1] = _mul_add(table[d, 0], table[d, 1], _MULT_LOW,
                                                     _MULT_HIGH, _ZERO, _ZERO)  # fmt: skip
         table[d + 1, 2], table[d + 1, 3] = _mul_add(table[d, 2], table[d, 3], _MULT_LOW,
-                                                    _MULT_HIGH, block[INC_LOW], block[INC_HIGH])  # fmt: skip
+                                                    _MULT_HIGH, inc_low, inc_high)  # fmt: skip
     return table
 
 

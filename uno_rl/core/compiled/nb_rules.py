@@ -14,14 +14,13 @@ import functools
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from ..layout import EXTENDED
 from ..observe_layout import OTHER_SEATS
 from ..rules import Rules
 from ..switches import CHOICES
-from .nb_struct import register
+from .nb_struct import FieldsProxy, FieldsType, register
 
 #: Scalar switches copied as they are (ints, floats, bools).
 _PLAIN = (
@@ -78,22 +77,13 @@ _FIELDS = _PLAIN + _CODED + _DERIVED + _LAYOUT + _TABLES + _WORK
 
 
 @register
-class RuleTablesType(types.StructRef):
+class RuleTablesType(FieldsType):
     """The numba type of :class:`RuleTables`."""
 
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
 
-
-class RuleTables(structref.StructRefProxy):
+class RuleTables(FieldsProxy):
     """A rule set as the kernel sees it (one pointer when passed: see :mod:`.nb_state`);
     Python reads its fields as attributes too."""
-
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["fields"][name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 structref.define_proxy(RuleTables, RuleTablesType, list(_FIELDS))

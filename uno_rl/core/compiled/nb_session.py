@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from ..phases import OVER
@@ -35,7 +34,7 @@ from .nb_observe import observe_into
 from .nb_play import apply_action, close_step
 from .nb_rules import build_rule_tables
 from .nb_state import game_arrays
-from .nb_struct import borrow, borrowed_at, data_address, register, unowned
+from .nb_struct import FieldsProxy, FieldsType, borrow, borrowed_at, data_address, register, unowned
 
 __all__ = [
     "SessionBuffers",
@@ -52,22 +51,13 @@ BUFFER_FIELDS = (
 
 
 @register
-class SessionBuffersType(types.StructRef):
+class SessionBuffersType(FieldsType):
     """The numba type of :class:`SessionBuffers`."""
 
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
 
-
-class SessionBuffers(structref.StructRefProxy):
+class SessionBuffers(FieldsProxy):
     """One game's result arrays, legal mask and observation, as the kernel sees them; Python
     reads them as attributes (the same arrays)."""
-
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["fields"][name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 structref.define_proxy(SessionBuffers, SessionBuffersType, list(BUFFER_FIELDS))

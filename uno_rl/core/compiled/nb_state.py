@@ -12,11 +12,10 @@ from __future__ import annotations
 import dataclasses
 
 import numba
-from numba.core import types
 from numba.experimental import structref
 
 from ..state import State
-from .nb_struct import register
+from .nb_struct import FieldsProxy, FieldsType, register
 
 #: State's per-game array fields, in declaration order.
 FIELDS = tuple(
@@ -25,22 +24,13 @@ FIELDS = tuple(
 
 
 @register
-class GameArraysType(types.StructRef):
+class GameArraysType(FieldsType):
     """The numba type of :class:`GameArrays`."""
 
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
 
-
-class GameArrays(structref.StructRefProxy):
+class GameArrays(FieldsProxy):
     """The arrays of a batch of games, as the kernel sees them; Python reads them as
     attributes too."""
-
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["fields"][name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 structref.define_proxy(GameArrays, GameArraysType, list(FIELDS))

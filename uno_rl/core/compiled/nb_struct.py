@@ -29,6 +29,7 @@ from numba.core.extending import (
     register_model,
 )
 from numba.core.typing.templates import AttributeTemplate
+from numba.experimental import structref
 from numba.experimental.structref import _Utils
 
 
@@ -174,3 +175,22 @@ def register(struct_type):
         setattr(dataval, attr, casted)
 
     return struct_type
+
+
+class FieldsType(types.StructRef):
+    """A structure type whose fields keep no literal types (a structure built from the value
+    ``True`` or ``3`` types as any bool or int, so every rule set shares one type)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(kind)) for name, kind in fields)
+
+
+class FieldsProxy(structref.StructRefProxy):
+    """A structure as Python sees it: its fields read as attributes, from the ``fields``
+    dict its builder sets (the same objects the kernel reads)."""
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
